@@ -1,0 +1,27 @@
+// kubeon-gpu: the KubeOn GPU sharing optimizer's command line.
+// Subcommands are registered by their own files (plan_command.h, ...); this
+// file only wires them and maps errors to exit codes (0 ok, 1 failure, 2 usage).
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/plan_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "kubeon-gpu frees GPUs in Kubernetes clusters: it reads each GPU workload's measured peak memory and compute "
+      "from DCGM history and proposes moving the workloads that fit in part of a GPU onto MIG slices or "
+      "time-sliced GPUs, stating what is and is not isolated and what the freed GPUs are worth.",
+      "kubeon-gpu"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "kubeon-gpu 0.1.0");
+  kubeon::cli::PlanArgs plan_args;
+  CLI::App* plan = kubeon::cli::AddPlanCommand(app, plan_args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (plan->parsed()) return kubeon::cli::RunPlan(plan_args, std::cout, std::cerr);
+  return 2;
+}

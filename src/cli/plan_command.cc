@@ -1,0 +1,217 @@
+// See plan_command.h.
+#include "cli/plan_command.h"
+
+#include <chrono>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "cli/report.h"
+#include "metrics/history.h"
+#include "mig/catalog.h"
+#include "model/prices.h"
+#include "model/snapshot_json.h"
+#include "plan/planner.h"
+#include "policy/gpu_policy.h"
+
+namespace kubeon::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+Result<mig::MigCatalog> LoadCatalog(const std::string& path) {
+  if (path.empty()) return mig::MigCatalog::Builtin();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error(path + ": cannot open MIG catalog");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return mig::MigCatalog::Parse(buf.str(), path);
+}
+
+// Writes atomically: a temp file beside the target, renamed over it.
+Status WriteFile(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::Error(path + ": cannot write");
+    out << content;
+    out.flush();
+    if (!out) return Status::Error(path + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status::Error(path + ": cannot rename temporary file into place");
+  }
+  return Status::Ok();
+}
+
+std::string BadLinesSummary(const metrics::IngestStats& s) {
+  std::string out = std::to_string(s.bad_lines) + " bad lines skipped (";
+  for (size_t i = 0; i < s.first_bad_line_numbers.size() && i < 3; ++i) {
+    out += (i ? "; " : "") + std::string("line ") + std::to_string(s.first_bad_line_numbers[i]) + ": " +
+           s.first_bad_reasons[i];
+  }
+  return out + ")";
+}
+
+}  // namespace
+
+bool ParseDurationHours(const std::string& text, double* hours) {
+  if (text.size() < 2) return false;
+  const char unit = text.back();
+  double n = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
+  if (ec != std::errc() || ptr != text.data() + text.size() - 1 || n < 0) return false;
+  switch (unit) {
+    case 's': *hours = n / 3600; return true;
+    case 'm': *hours = n / 60; return true;
+    case 'h': *hours = n; return true;
+    case 'd': *hours = n * 24; return true;
+    case 'w': *hours = n * 24 * 7; return true;
+    default: return false;
+  }
+}
+
+CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "Propose which GPU workloads move onto MIG slices or time-sliced GPUs, what that frees and what it costs in "
+      "isolation. Reads only; changes nothing.");
+  cmd->add_option("--cluster", a.cluster_file,
+                  "Cluster snapshot: the JSON List of `kubectl get nodes,pods,poddisruptionbudgets,deployments,"
+                  "statefulsets,replicasets -A -o json`")
+      ->required();
+  cmd->add_option("--metrics", a.metrics_files,
+                  "DCGM history file(s): OpenMetrics text with timestamps (the `promtool tsdb create-blocks-from "
+                  "openmetrics` format) or CSV; repeat for several files")
+      ->required();
+  cmd->add_option("--policy", a.policy_file, "GpuPolicy YAML file (one or more documents)")->required();
+  cmd->add_option("--policy-name", a.policy_name, "Plan only the policy with this metadata.name");
+  cmd->add_option("--prices", a.prices_file,
+                  "YAML map of instance type to USD per hour, for nodes without the kubeon.io/hourly-price-usd "
+                  "annotation");
+  cmd->add_option("--catalog", a.catalog_file, "MIG catalog JSON replacing the built-in one (data/mig-catalog.json)");
+  cmd->add_option("-o,--output", a.output, "Output format: table, json or yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}));
+  cmd->add_option("--output-file", a.output_file, "Write the report to this file (atomically) instead of stdout");
+  cmd->add_option("--percentile", a.percentile,
+                  "Quantile of compute samples taken as the compute peak (memory always uses the maximum)")
+      ->check(CLI::Range(0.5, 1.0));
+  cmd->add_option("--min-history", a.min_history,
+                  "Workloads with less history than this are not candidates (e.g. 24h, 3d)");
+  cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  return cmd;
+}
+
+int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  double min_history_hours = 0;
+  if (!ParseDurationHours(a.min_history, &min_history_hours)) {
+    err << "error: --min-history: \"" << a.min_history << "\" is not a duration like 24h, 90m or 3d\n";
+    return 2;
+  }
+  auto progress = [&](const std::string& line) {
+    if (!a.quiet) err << line << "\n";
+  };
+  auto t0 = Clock::now();
+  Result<mig::MigCatalog> catalog = LoadCatalog(a.catalog_file);
+  if (!catalog.ok()) {
+    err << "error: " << catalog.status().message() << "\n";
+    return 1;
+  }
+  auto exists = [&](std::string_view p) { return catalog->ProfileExists(p); };
+  Result<std::vector<policy::GpuPolicy>> policies = policy::LoadPolicyFile(a.policy_file, exists);
+  if (!policies.ok()) {
+    err << "error: " << policies.status().message() << "\n";
+    return 1;
+  }
+  std::vector<policy::GpuPolicy> selected;
+  for (const auto& p : *policies) {
+    if (a.policy_name.empty() || p.name == a.policy_name) selected.push_back(p);
+  }
+  if (selected.empty()) {
+    err << "error: " << a.policy_file << ": no GpuPolicy named \"" << a.policy_name << "\"\n";
+    return 1;
+  }
+  model::PriceTable prices;
+  if (!a.prices_file.empty()) {
+    Result<model::PriceTable> p = model::LoadPricesFile(a.prices_file);
+    if (!p.ok()) {
+      err << "error: " << p.status().message() << "\n";
+      return 1;
+    }
+    prices = std::move(p.value());
+  }
+  Result<model::Cluster> cluster = model::LoadClusterFile(a.cluster_file);
+  if (!cluster.ok()) {
+    err << "error: " << cluster.status().message() << "\n";
+    return 1;
+  }
+  progress("read " + a.cluster_file + ": " + std::to_string(cluster->nodes.size()) + " nodes, " +
+           std::to_string(cluster->pods.size()) + " pods, " + std::to_string(cluster->pdbs.size()) +
+           " PodDisruptionBudgets");
+  metrics::History history;
+  bool first = true;
+  for (const auto& f : a.metrics_files) {
+    auto t = Clock::now();
+    progress("reading " + f + " ...");
+    Result<metrics::History> h = metrics::ReadHistoryFile(f, metrics::IngestOptions{});
+    if (!h.ok()) {
+      err << "error: " << h.status().message() << "\n";
+      return 1;
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t));
+    progress("read " + f + ": " + std::to_string(h->stats.samples) + " samples, " + std::to_string(h->pods.size()) +
+             " pods in " + secs + (h->stats.bad_lines ? "; " + BadLinesSummary(h->stats) : ""));
+    if (first) {
+      history = std::move(h.value());
+      first = false;
+    } else {
+      metrics::MergeInto(history, std::move(h.value()));
+    }
+  }
+  if (history.stats.samples == 0) {
+    std::string seen;
+    for (const auto& m : history.stats.metrics_seen) seen += (seen.empty() ? "" : ", ") + m;
+    err << "error: no DCGM samples in " << history.source << ": looked for " << metrics::kFbUsedMetric << ", "
+        << metrics::kGrEngineActiveMetric << " and " << metrics::kGpuUtilMetric << " with namespace/pod labels"
+        << (seen.empty() ? "" : "; found only " + seen) << "\n";
+    return 1;
+  }
+
+  plan::PlannerOptions options;
+  options.compute_percentile = a.percentile;
+  options.min_history_hours = min_history_hours;
+  options.instance_prices_usd = prices;
+  std::vector<plan::Plan> plans;
+  for (const auto& p : selected) {
+    auto t = Clock::now();
+    plans.push_back(plan::MakePlan(*cluster, history, p, *catalog, options));
+    if (history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(history.stats));
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
+    progress("planned policy " + p.name + " in " + secs);
+  }
+  std::string report = a.output == "json" ? RenderJson(plans) : a.output == "yaml" ? RenderYaml(plans) : RenderTable(plans);
+  if (!a.output_file.empty()) {
+    Status s = WriteFile(a.output_file, report);
+    if (!s.ok()) {
+      err << "error: " << s.message() << "\n";
+      return 1;
+    }
+    progress("wrote " + a.output_file);
+  } else {
+    out << report;
+  }
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t0));
+  progress(std::string("done in ") + secs);
+  return 0;
+}
+
+}  // namespace kubeon::cli

@@ -1,0 +1,42 @@
+// `kubeon-gpu plan`: reads a cluster snapshot, DCGM history files and a
+// GpuPolicy file, runs the planner for each policy and prints the proposal.
+//
+// Contract: all inputs are read and validated before anything is printed;
+// any bad input gives one error block on stderr naming file/line/field and
+// exit code 1 (usage errors: 2).  It never changes the cluster: `plan` only
+// reads.  Progress (what was read, how long it took) goes to stderr unless
+// --quiet; stdout carries only the report, so `-o json | jq` works.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace kubeon::cli {
+
+struct PlanArgs {
+  std::string cluster_file;
+  std::vector<std::string> metrics_files;
+  std::string policy_file;
+  std::string policy_name;  // "" = every policy in the file
+  std::string prices_file;
+  std::string catalog_file;  // "" = built-in catalog
+  std::string output = "table";
+  std::string output_file;   // "" = stdout
+  double percentile = 0.99;
+  std::string min_history = "24h";
+  bool quiet = false;
+};
+
+// Registers the subcommand and its flags on `app`; returns it.
+CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& args);
+
+// Runs it.  Returns the process exit code.
+int RunPlan(const PlanArgs& args, std::ostream& out, std::ostream& err);
+
+// "24h", "90m", "3d", "1w", "3600s" -> hours.  False on anything else.
+bool ParseDurationHours(const std::string& text, double* hours);
+
+}  // namespace kubeon::cli

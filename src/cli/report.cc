@@ -1,0 +1,307 @@
+// See report.h.
+#include "cli/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "plan/sizing.h"
+
+namespace kubeon::cli {
+namespace {
+
+using nlohmann::json;
+
+double Cents(double usd) { return std::round(usd * 100.0) / 100.0; }
+
+std::string Money(double usd) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2f", usd);
+  std::string s = buf;
+  const size_t dot = s.find('.');
+  std::string whole = s.substr(0, dot);
+  std::string grouped;
+  for (size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0 && whole[i - 1] != '-') grouped += ',';
+    grouped += whole[i];
+  }
+  return "$" + grouped + s.substr(dot);
+}
+
+json OptionalInt(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
+
+json WorkloadJson(const plan::WorkloadDecision& w) {
+  json j = {{"namespace", w.ref.namespace_},
+            {"kind", w.ref.kind},
+            {"name", w.ref.name},
+            {"pods", w.pods},
+            {"gpus_per_pod", w.gpus_per_pod},
+            {"gpu_model", w.gpu_model},
+            {"peak_memory_mib", OptionalInt(w.peak_memory_mib)},
+            {"peak_compute", w.peak_compute ? json(std::round(*w.peak_compute * 10000.0) / 10000.0) : json(nullptr)},
+            {"compute_metric", w.compute_metric},
+            {"history_hours", std::round(w.history_hours * 10.0) / 10.0},
+            {"samples", w.samples},
+            {"decision", plan::DecisionName(w.decision)},
+            {"slice", w.slice.empty() ? json(nullptr) : json(w.slice)},
+            {"reason", w.reason},
+            {"isolation", w.isolation}};
+  return j;
+}
+
+json NodeJson(const plan::NodePlan& n) {
+  json gpus = json::array();
+  for (const auto& g : n.gpus) {
+    gpus.push_back({{"index", g.index},
+                    {"mig_enabled", g.mig_enabled},
+                    {"mig_devices", g.mig_devices},
+                    {"whole", g.whole},
+                    {"workloads", g.workloads}});
+  }
+  return {{"name", n.name},
+          {"gpu_model", n.gpu_model},
+          {"instance_type", n.instance_type},
+          {"method", n.method},
+          {"gpu_count", n.gpu_count},
+          {"gpus_before", n.gpus_before},
+          {"gpus_after", n.gpus_after},
+          {"freed", n.freed},
+          {"gpus", gpus},
+          {"time_slicing_replicas", n.time_slicing_replicas ? json(*n.time_slicing_replicas) : json(nullptr)},
+          {"labels", n.labels},
+          {"isolation", n.isolation},
+          {"hourly_price_usd", n.hourly_price_usd ? json(*n.hourly_price_usd) : json(nullptr)},
+          {"price_source", n.price_source},
+          {"monthly_savings_usd", Cents(n.monthly_savings_usd)},
+          {"notes", n.notes}};
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  // Width in characters; our strings are ASCII except the arrow, counted as one.
+  size_t visible = 0;
+  for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
+  return visible >= width ? s : s + std::string(width - visible, ' ');
+}
+
+// A simple column table: widths from the content.
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) {
+      size_t visible = 0;
+      for (unsigned char c : r[i]) visible += (c & 0xC0) != 0x80;
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], visible);
+    }
+  }
+  std::ostringstream out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) line += (i + 1 < r.size() ? Pad(r[i], width[i] + 2) : r[i]);
+    out << line << "\n";
+  }
+  return out.str();
+}
+
+std::string Layout(const plan::NodePlan& n) {
+  // "2x[3g.20gb+2g.10gb+1g.5gb+1g.5gb] 1x[whole]" grouping equal GPUs.
+  std::vector<std::pair<std::string, int>> groups;
+  for (const auto& g : n.gpus) {
+    std::string l;
+    if (g.mig_enabled) {
+      for (const auto& d : g.mig_devices) l += (l.empty() ? "" : "+") + d;
+    } else if (g.whole) {
+      l = "whole";
+    } else {
+      l = "shared x" + std::to_string(g.workloads.size());
+    }
+    if (!groups.empty() && groups.back().first == l) {
+      ++groups.back().second;
+    } else {
+      groups.push_back({l, 1});
+    }
+  }
+  std::string out;
+  for (const auto& [l, c] : groups) out += (out.empty() ? "" : " ") + std::to_string(c) + "x[" + l + "]";
+  return out.empty() ? "-" : out;
+}
+
+void EmitYaml(const json& j, int indent, std::ostringstream& out, bool in_list);
+
+bool NeedsQuotes(const std::string& s) {
+  if (s.empty()) return true;
+  static const char* kSpecial[] = {"true", "false", "yes", "no", "on", "off", "null", "~", "True", "False", "Null",
+                                   "NULL", "Yes", "No", "TRUE", "FALSE", "YES", "NO", "On", "Off", "ON", "OFF"};
+  for (const char* k : kSpecial) {
+    if (s == k) return true;
+  }
+  if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.') return true;
+  if (s.front() == ' ' || s.back() == ' ') return true;
+  for (char c : s) {
+    if (c == ':' || c == '#' || c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == '&' || c == '*' ||
+        c == '!' || c == '|' || c == '>' || c == '\'' || c == '"' || c == '%' || c == '@' || c == '`' || c == '\t') {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string Scalar(const json& j) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    return NeedsQuotes(s) ? json(s).dump() : s;
+  }
+  if (j.is_null()) return "null";
+  return j.dump();
+}
+
+void EmitYaml(const json& j, int indent, std::ostringstream& out, bool in_list) {
+  const std::string pad(indent, ' ');
+  if (j.is_object()) {
+    bool first = true;
+    for (const auto& [k, v] : j.items()) {
+      const std::string key = NeedsQuotes(k) ? json(k).dump() : k;
+      out << (first && in_list ? "" : pad) << key << ":";
+      first = false;
+      if (v.is_string() && v.get<std::string>().find('\n') != std::string::npos) {
+        out << " |\n";
+        std::istringstream lines(v.get<std::string>());
+        std::string line;
+        while (std::getline(lines, line)) out << (line.empty() ? "" : pad + "  " + line) << "\n";
+      } else if ((v.is_object() || v.is_array()) && !v.empty()) {
+        out << "\n";
+        EmitYaml(v, indent + 2, out, false);
+      } else if (v.is_object()) {
+        out << " {}\n";
+      } else if (v.is_array()) {
+        out << " []\n";
+      } else {
+        out << " " << Scalar(v) << "\n";
+      }
+    }
+  } else if (j.is_array()) {
+    for (const auto& v : j) {
+      out << pad << "- ";
+      if (v.is_object() && !v.empty()) {
+        EmitYaml(v, indent + 2, out, true);
+      } else if (v.is_array() && !v.empty()) {
+        out << "\n";
+        EmitYaml(v, indent + 2, out, false);
+      } else {
+        out << (v.is_object() ? "{}" : v.is_array() ? "[]" : Scalar(v)) << "\n";
+      }
+    }
+  } else {
+    out << pad << Scalar(j) << "\n";
+  }
+}
+
+}  // namespace
+
+std::string JsonToYaml(const json& j) {
+  std::ostringstream out;
+  EmitYaml(j, 0, out, false);
+  return out.str();
+}
+
+json PlanToJson(const plan::Plan& p) {
+  json workloads = json::array();
+  for (const auto& w : p.workloads) workloads.push_back(WorkloadJson(w));
+  json nodes = json::array();
+  for (const auto& n : p.nodes) nodes.push_back(NodeJson(n));
+  json patches = json::array();
+  for (const auto& wp : p.artifacts.workload_patches) {
+    patches.push_back({{"namespace", wp.namespace_},
+                       {"kind", wp.kind},
+                       {"name", wp.name},
+                       {"patch_type", wp.patch_type},
+                       {"patch", json::parse(wp.patch_json)}});
+  }
+  const auto& s = p.summary;
+  return {{"policy", {{"name", p.policy_name}, {"mode", p.policy_mode}, {"window", p.window}}},
+          {"summary",
+           {{"gpus_before", s.gpus_before},
+            {"gpus_after", s.gpus_after},
+            {"gpus_freed", s.gpus_freed},
+            {"nodes_freed", s.nodes_freed},
+            {"monthly_savings_usd", Cents(s.monthly_savings_usd)},
+            {"workloads", s.workloads},
+            {"workloads_to_mig", s.workloads_to_mig},
+            {"workloads_to_time_slicing", s.workloads_to_time_slicing},
+            {"moved_gpus_after", s.moved_gpus_after},
+            {"moved_gpus_lower_bound", s.moved_gpus_lower_bound}}},
+          {"workloads", workloads},
+          {"nodes", nodes},
+          {"artifacts",
+           {{"mig_parted_config", p.artifacts.mig_parted_config},
+            {"mig_parted_configmap", p.artifacts.mig_parted_configmap},
+            {"device_plugin_configs", p.artifacts.device_plugin_configs},
+            {"device_plugin_config", p.artifacts.device_plugin_configmap},
+            {"workload_patches", patches}}},
+          {"warnings", p.warnings}};
+}
+
+std::string RenderJson(const std::vector<plan::Plan>& plans) {
+  if (plans.size() == 1) return PlanToJson(plans[0]).dump(2) + "\n";
+  json all = json::array();
+  for (const auto& p : plans) all.push_back(PlanToJson(p));
+  return json{{"plans", all}}.dump(2) + "\n";
+}
+
+std::string RenderYaml(const std::vector<plan::Plan>& plans) {
+  if (plans.size() == 1) return JsonToYaml(PlanToJson(plans[0]));
+  json all = json::array();
+  for (const auto& p : plans) all.push_back(PlanToJson(p));
+  return JsonToYaml(json{{"plans", all}});
+}
+
+std::string RenderTable(const std::vector<plan::Plan>& plans) {
+  std::ostringstream out;
+  for (const auto& p : plans) {
+    out << "Policy " << p.policy_name << " (mode " << p.policy_mode
+        << (p.window.empty() ? "" : ", window " + p.window) << ")\n\n";
+    std::vector<std::vector<std::string>> rows = {{"NODE", "MODEL", "GPUS", "BEFORE", "AFTER", "METHOD", "LAYOUT AFTER", "SAVED/MONTH"}};
+    for (const auto& n : p.nodes) {
+      rows.push_back({n.name + (n.freed ? " (freed)" : ""), n.gpu_model, std::to_string(n.gpu_count),
+                      std::to_string(n.gpus_before), std::to_string(n.gpus_after), n.method, Layout(n),
+                      n.monthly_savings_usd > 0 ? Money(n.monthly_savings_usd)
+                      : n.gpus_before > n.gpus_after ? "no price" : "-"});
+    }
+    out << Table(rows) << "\n";
+    rows = {{"WORKLOAD", "KIND", "PODS", "PEAK MEM", "PEAK COMPUTE", "HISTORY", "DECISION", "SLICE", "REASON"}};
+    for (const auto& w : p.workloads) {
+      char hist[32];
+      std::snprintf(hist, sizeof(hist), "%.0fh", w.history_hours);
+      rows.push_back({w.ref.Display(), w.ref.kind, std::to_string(w.pods.size()),
+                      w.peak_memory_mib ? plan::FormatMiB(*w.peak_memory_mib) : "-",
+                      w.peak_compute ? plan::FormatPercent(*w.peak_compute) : "-", w.samples ? hist : "-",
+                      plan::DecisionName(w.decision), w.slice.empty() ? "-" : w.slice, w.reason});
+    }
+    out << Table(rows) << "\n";
+    bool any = false;
+    for (const auto& n : p.nodes) {
+      if (n.method == "none" && n.notes.empty()) continue;
+      if (!any) out << "Per node:\n";
+      any = true;
+      out << "  " << n.name << ":";
+      if (!n.labels.empty()) {
+        for (const auto& [k, v] : n.labels) out << " " << k << "=" << v;
+      }
+      out << "\n";
+      if (n.method != "none") out << "    isolation: " << n.isolation << "\n";
+      for (const auto& note : n.notes) out << "    note: " << note << "\n";
+    }
+    if (any) out << "\n";
+    for (const auto& w : p.warnings) out << "warning: " << w << "\n";
+    const auto& s = p.summary;
+    out << "Total: GPUs in use " << s.gpus_before << " -> " << s.gpus_after << " (" << s.gpus_freed << " freed), "
+        << s.nodes_freed << " nodes freed, " << Money(s.monthly_savings_usd) << "/month; " << s.workloads_to_mig
+        << " workloads to MIG, " << s.workloads_to_time_slicing << " to time-slicing, "
+        << (s.workloads - s.workloads_to_mig - s.workloads_to_time_slicing) << " unchanged.\n";
+    if (p.policy_mode == "Proposal") out << "Proposal only: nothing was changed in the cluster.\n";
+    if (&p != &plans.back()) out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace kubeon::cli

@@ -1,0 +1,29 @@
+// Renders plans for people (table) and programs (JSON, YAML).
+//
+// JSON shape (a contract; fields may be added, never renamed):
+//   {"policy": {...}, "summary": {"gpus_before", "gpus_after", "gpus_freed", "nodes_freed",
+//    "monthly_savings_usd", ...}, "workloads": [...], "nodes": [...], "artifacts": {...},
+//    "warnings": [...]}
+// YAML is the same document.  Several plans (one per policy) render as
+// {"plans": [...]}.  Output is deterministic.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/plan.h"
+
+namespace kubeon::cli {
+
+nlohmann::json PlanToJson(const plan::Plan& plan);
+std::string RenderJson(const std::vector<plan::Plan>& plans);
+std::string RenderYaml(const std::vector<plan::Plan>& plans);
+std::string RenderTable(const std::vector<plan::Plan>& plans);
+
+// JSON value -> block YAML (strings quoted when YAML would read them as
+// something else; multi-line strings as literal blocks).
+std::string JsonToYaml(const nlohmann::json& j);
+
+}  // namespace kubeon::cli

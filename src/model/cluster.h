@@ -1,0 +1,146 @@
+// The cluster as the planner sees it: nodes, GPU pods, PodDisruptionBudgets
+// and the workloads (controlling owners) the pods belong to.
+//
+// Built from a `kubectl get nodes,pods,poddisruptionbudgets,deployments,
+// statefulsets,replicasets -A -o json` List (see snapshot_json.h) or from the
+// Kubernetes API.  Plain data: no I/O, no behaviour beyond small helpers.
+//
+// Invariants after parsing: every Pod::workload is filled (a bare pod is its
+// own workload, kind "Pod"); Node::gpu_count >= 0; quantities are integers
+// (GPU and MIG resources are counted, never fractional).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace kubeon::model {
+
+inline constexpr const char* kGpuResource = "nvidia.com/gpu";
+inline constexpr const char* kSharedGpuResource = "nvidia.com/gpu.shared";
+inline constexpr const char* kMigResourcePrefix = "nvidia.com/mig-";
+
+using Labels = std::map<std::string, std::string>;
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute
+};
+
+struct Node {
+  std::string name;
+  Labels labels;
+  Labels annotations;
+  std::vector<Taint> taints;
+  bool unschedulable = false;  // cordoned (spec.unschedulable)
+  bool ready = true;           // Ready condition True (true when absent)
+  std::string instance_type;   // node.kubernetes.io/instance-type (or beta label)
+  // GPU Feature Discovery labels.
+  std::string gpu_product;      // nvidia.com/gpu.product, "" when absent
+  int gpu_count = 0;            // nvidia.com/gpu.count, else capacity nvidia.com/gpu
+  int64_t gpu_memory_mib = 0;   // nvidia.com/gpu.memory (MiB), 0 when absent
+  bool mig_capable = false;     // nvidia.com/mig.capable == "true"
+  std::string mig_strategy;     // nvidia.com/mig.strategy: single|mixed|""
+  std::optional<double> hourly_price_usd;  // annotation kubeon.io/hourly-price-usd
+  std::map<std::string, int64_t> capacity;     // integer resources only
+  std::map<std::string, int64_t> allocatable;  // integer resources only
+};
+
+struct OwnerRef {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
+
+// The controlling owner at the top of the chain (Deployment via ReplicaSet,
+// StatefulSet, Job, CronJob via Job, DaemonSet, ...), or the pod itself.
+struct WorkloadRef {
+  std::string namespace_;
+  std::string kind;
+  std::string name;
+  bool operator<(const WorkloadRef& o) const {
+    return std::tie(namespace_, kind, name) < std::tie(o.namespace_, o.kind, o.name);
+  }
+  bool operator==(const WorkloadRef& o) const {
+    return namespace_ == o.namespace_ && kind == o.kind && name == o.name;
+  }
+  std::string Display() const { return namespace_ + "/" + name; }  // "ns/name"
+};
+
+struct ContainerResources {
+  std::string name;
+  bool init = false;
+  std::map<std::string, int64_t> requests;  // integer extended resources only
+  std::map<std::string, int64_t> limits;
+};
+
+struct Pod {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string node_name;  // "" when not scheduled
+  std::string phase;      // Pending | Running | Succeeded | Failed | Unknown
+  Labels labels;
+  std::optional<OwnerRef> controller;  // the pod's direct controller
+  std::vector<ContainerResources> containers;  // init containers flagged
+  WorkloadRef workload;
+  // Whole GPUs the pod holds: max(sum over app containers, max over init
+  // containers) of nvidia.com/gpu (limit when no request, as the device
+  // plugin's extended resources require request == limit).
+  int64_t gpus = 0;
+  // Other GPU resources already held (nvidia.com/mig-*, nvidia.com/gpu.shared).
+  std::map<std::string, int64_t> gpu_slices;
+  bool daemonset = false;
+  bool Active() const { return phase == "Running" || phase == "Pending"; }
+};
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string op;  // In | NotIn | Exists | DoesNotExist
+  std::vector<std::string> values;
+};
+
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+  bool empty_selects_all = true;  // an empty selector ({}) selects everything
+  bool Matches(const Labels& labels) const;
+};
+
+struct PodDisruptionBudget {
+  std::string namespace_;
+  std::string name;
+  LabelSelector selector;
+  std::string min_available;    // "" | "2" | "50%"
+  std::string max_unavailable;  // "" | "1" | "25%"
+  int disruptions_allowed = 0;  // status.disruptionsAllowed
+  int expected_pods = 0;        // status.expectedPods
+};
+
+// A controller object (Deployment, StatefulSet, ReplicaSet) as read.
+struct Controller {
+  std::string namespace_;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  int replicas = 0;
+  std::optional<OwnerRef> owner;  // e.g. ReplicaSet -> Deployment
+};
+
+struct Cluster {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  std::vector<PodDisruptionBudget> pdbs;
+  std::vector<Controller> controllers;
+  std::vector<std::string> warnings;  // skipped items, with the reason
+
+  const Node* FindNode(const std::string& name) const;
+};
+
+}  // namespace kubeon::model

@@ -1,0 +1,35 @@
+// Reads a cluster snapshot: the JSON List printed by
+//   kubectl get nodes,pods,poddisruptionbudgets,deployments,statefulsets,replicasets -A -o json
+// (also accepts a single object, a list per kind, or the body of a Kubernetes
+// list call: anything with "items").  Items of other kinds are ignored.
+//
+// Contract:
+//  - Malformed JSON, or an item without metadata.name, is an error naming the
+//    file and the item index ("cluster.json: items[12] (Pod): metadata.name missing").
+//  - A GPU quantity that is not a whole number (e.g. "500m") is an error naming
+//    the pod, container and resource: such a request is impossible and never guessed.
+//  - Owner chains are resolved: Pod -> ReplicaSet -> Deployment, Pod -> StatefulSet,
+//    Pod -> Job (-> CronJob when the Job is known), else the pod itself (kind "Pod").
+//    A ReplicaSet missing from the snapshot is resolved by its own
+//    ownerReference name when present, else it stands as the workload.
+//  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "model/cluster.h"
+#include "model/status.h"
+
+namespace kubeon::model {
+
+inline constexpr const char* kPriceAnnotation = "kubeon.io/hourly-price-usd";
+
+Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view source_name);
+Result<Cluster> LoadClusterFile(const std::string& path);
+
+// Parses a Kubernetes quantity that must be a whole number ("2", "2k" is not
+// accepted for device resources).  Returns false for fractions or garbage.
+bool ParseWholeQuantity(std::string_view text, int64_t* out);
+
+}  // namespace kubeon::model

@@ -1,0 +1,145 @@
+// Tests for snapshot_json.h: the kubectl List format, owner chains, GPU
+// quantities and the errors that name the item and field.
+#include "model/snapshot_json.h"
+
+#include <gtest/gtest.h>
+
+namespace kubeon::model {
+namespace {
+
+const char* kList = R"({
+ "apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
+ "items": [
+  {"apiVersion": "v1", "kind": "Node",
+   "metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "8",
+     "nvidia.com/gpu.memory": "40960", "nvidia.com/mig.capable": "true", "nvidia.com/mig.strategy": "mixed",
+     "node.kubernetes.io/instance-type": "p4d.24xlarge"},
+     "annotations": {"kubeon.io/hourly-price-usd": "32.77"}},
+   "spec": {"unschedulable": true, "taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]},
+   "status": {"capacity": {"cpu": "96", "memory": "1Ti", "nvidia.com/gpu": "8"},
+              "allocatable": {"nvidia.com/gpu": "8"},
+              "conditions": [{"type": "Ready", "status": "False"}]}},
+  {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "prod", "uid": "d1"}, "spec": {"replicas": 2}},
+  {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web-5d9f8", "namespace": "prod",
+     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "d1", "controller": true}]}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-5d9f8-abcde", "namespace": "prod", "labels": {"app": "web"},
+     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d9f8", "uid": "r1", "controller": true}]},
+   "spec": {"nodeName": "gpu-a", "containers": [
+      {"name": "main", "resources": {"limits": {"nvidia.com/gpu": "1", "cpu": "500m"}}},
+      {"name": "side", "resources": {"requests": {"memory": "1Gi"}}}],
+      "initContainers": [{"name": "warm", "resources": {"limits": {"nvidia.com/gpu": 2}}}]},
+   "status": {"phase": "Running"}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "lonely", "namespace": "dev"},
+   "spec": {"nodeName": "gpu-a", "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/mig-1g.5gb": "1"}}}]},
+   "status": {"phase": "Pending"}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "job-x-1", "namespace": "dev",
+     "ownerReferences": [{"kind": "Job", "name": "job-x", "controller": true}]},
+   "spec": {"containers": []}, "status": {"phase": "Succeeded"}},
+  {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web-pdb", "namespace": "prod"},
+   "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}},
+   "status": {"disruptionsAllowed": 1, "expectedPods": 2}},
+  {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ignored"}}
+ ]})";
+
+TEST(SnapshotJson, ParsesKubectlList) {
+  Result<Cluster> r = ParseClusterJson(kList, "cluster.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Cluster& c = *r;
+  ASSERT_EQ(c.nodes.size(), 1u);
+  const Node& n = c.nodes[0];
+  EXPECT_EQ(n.gpu_product, "NVIDIA-A100-SXM4-40GB");
+  EXPECT_EQ(n.gpu_count, 8);
+  EXPECT_EQ(n.gpu_memory_mib, 40960);
+  EXPECT_TRUE(n.mig_capable);
+  EXPECT_EQ(n.mig_strategy, "mixed");
+  EXPECT_EQ(n.instance_type, "p4d.24xlarge");
+  EXPECT_TRUE(n.unschedulable);
+  EXPECT_FALSE(n.ready);
+  ASSERT_TRUE(n.hourly_price_usd.has_value());
+  EXPECT_DOUBLE_EQ(*n.hourly_price_usd, 32.77);
+  EXPECT_EQ(n.capacity.at("nvidia.com/gpu"), 8);
+  EXPECT_EQ(n.capacity.count("cpu"), 0u);  // only GPU resources are kept
+  ASSERT_EQ(n.taints.size(), 1u);
+  EXPECT_EQ(n.taints[0].effect, "NoSchedule");
+
+  ASSERT_EQ(c.pods.size(), 3u);
+  const Pod& web = c.pods[0];
+  EXPECT_EQ(web.workload.kind, "Deployment");
+  EXPECT_EQ(web.workload.name, "web");
+  EXPECT_EQ(web.workload.Display(), "prod/web");
+  EXPECT_EQ(web.gpus, 2);  // the init container's 2 exceed the app containers' 1
+  EXPECT_TRUE(web.Active());
+  const Pod& lonely = c.pods[1];
+  EXPECT_EQ(lonely.workload.kind, "Pod");
+  EXPECT_EQ(lonely.gpus, 0);
+  EXPECT_EQ(lonely.gpu_slices.at("nvidia.com/mig-1g.5gb"), 1);
+  const Pod& job = c.pods[2];
+  EXPECT_EQ(job.workload.kind, "Job");  // Job not in the snapshot: it is the workload
+  EXPECT_FALSE(job.Active());
+
+  ASSERT_EQ(c.pdbs.size(), 1u);
+  EXPECT_EQ(c.pdbs[0].min_available, "1");
+  EXPECT_EQ(c.pdbs[0].disruptions_allowed, 1);
+  EXPECT_TRUE(c.pdbs[0].selector.Matches({{"app", "web"}}));
+  EXPECT_FALSE(c.pdbs[0].selector.Matches({{"app", "web"}, {"tier", "x"}}));
+  EXPECT_FALSE(c.pdbs[0].selector.Matches({{"app", "db"}}));
+}
+
+TEST(SnapshotJson, ListCallBodyWithoutItemKinds) {
+  Result<Cluster> r = ParseClusterJson(
+      R"({"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"p","namespace":"a"},"spec":{},"status":{"phase":"Running"}}]})",
+      "pods.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->pods.size(), 1u);
+}
+
+TEST(SnapshotJson, ErrorsNameFileItemAndField) {
+  Result<Cluster> bad_json = ParseClusterJson("{\"items\": [", "c.json");
+  ASSERT_FALSE(bad_json.ok());
+  EXPECT_NE(bad_json.status().message().find("c.json: not valid JSON"), std::string::npos);
+
+  Result<Cluster> no_name = ParseClusterJson(R"({"items":[{"kind":"Node","metadata":{}}]})", "c.json");
+  ASSERT_FALSE(no_name.ok());
+  EXPECT_EQ(no_name.status().message(), "c.json: items[0] (Node): metadata.name missing");
+
+  Result<Cluster> fraction = ParseClusterJson(
+      R"({"items":[{"kind":"Pod","metadata":{"name":"p","namespace":"a"},
+          "spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"500m"}}}]}}]})",
+      "c.json");
+  ASSERT_FALSE(fraction.ok());
+  EXPECT_EQ(fraction.status().message(),
+            "c.json: items[0] (Pod p): container \"c\": nvidia.com/gpu: \"500m\" is not a whole number");
+
+  Result<Cluster> price = ParseClusterJson(
+      R"({"items":[{"kind":"Node","metadata":{"name":"n","annotations":{"kubeon.io/hourly-price-usd":"cheap"}}}]})",
+      "c.json");
+  ASSERT_FALSE(price.ok());
+  EXPECT_NE(price.status().message().find("items[0] (Node n): annotation kubeon.io/hourly-price-usd: \"cheap\""),
+            std::string::npos);
+
+  EXPECT_FALSE(ParseClusterJson("[1,2]", "c.json").ok());
+  EXPECT_FALSE(LoadClusterFile("/nonexistent/cluster.json").ok());
+}
+
+TEST(SnapshotJson, WholeQuantities) {
+  int64_t v = 0;
+  EXPECT_TRUE(ParseWholeQuantity("8", &v));
+  EXPECT_EQ(v, 8);
+  EXPECT_FALSE(ParseWholeQuantity("0.5", &v));
+  EXPECT_FALSE(ParseWholeQuantity("-1", &v));
+  EXPECT_FALSE(ParseWholeQuantity("", &v));
+  EXPECT_FALSE(ParseWholeQuantity("1k", &v));
+}
+
+TEST(LabelSelector, NullSelectorSelectsNothing) {
+  Result<Cluster> r = ParseClusterJson(
+      R"({"items":[{"kind":"PodDisruptionBudget","metadata":{"name":"x","namespace":"a"},"spec":{"maxUnavailable":"25%"}}]})",
+      "c.json");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->pdbs[0].selector.Matches({{"app", "web"}}));
+  EXPECT_EQ(r->pdbs[0].max_unavailable, "25%");
+}
+
+}  // namespace
+}  // namespace kubeon::model

@@ -1,0 +1,180 @@
+// See artifacts.h.
+#include "plan/artifacts.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace kubeon::plan {
+namespace {
+
+std::string Fnv1aHex(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%08x", h);
+  return buf;
+}
+
+std::string LabelSafe(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out += (std::isalnum(static_cast<unsigned char>(l)) || l == '-' || l == '.') ? l : '-';
+  }
+  return out;
+}
+
+std::string DeviceList(const std::vector<int>& devices) {
+  std::string s = "[";
+  for (size_t i = 0; i < devices.size(); ++i) s += (i ? ", " : "") + std::to_string(devices[i]);
+  return s + "]";
+}
+
+// The mig-parted entries (list items, indented under the config name) for one node.
+std::string MigEntries(const NodePlan& node) {
+  // Group consecutive GPUs with the same layout.
+  std::vector<std::pair<std::vector<std::string>, std::vector<int>>> groups;
+  int mig_gpus = 0;
+  for (const auto& g : node.gpus) {
+    if (!g.mig_enabled) continue;
+    ++mig_gpus;
+    if (!groups.empty() && groups.back().first == g.mig_devices) {
+      groups.back().second.push_back(g.index);
+    } else {
+      groups.push_back({g.mig_devices, {g.index}});
+    }
+  }
+  std::ostringstream out;
+  for (const auto& [layout, devices] : groups) {
+    out << "    - devices: " << DeviceList(devices) << "\n";
+    out << "      mig-enabled: true\n";
+    out << "      mig-devices:\n";
+    std::vector<std::pair<std::string, int>> counts;
+    for (const auto& p : layout) {
+      if (!counts.empty() && counts.back().first == p) {
+        ++counts.back().second;
+      } else {
+        counts.push_back({p, 1});
+      }
+    }
+    for (const auto& [p, c] : counts) out << "        \"" << p << "\": " << c << "\n";
+  }
+  std::vector<int> rest;
+  for (int i = mig_gpus; i < node.gpu_count; ++i) rest.push_back(i);
+  if (!rest.empty()) {
+    out << "    - devices: " << DeviceList(rest) << "\n";
+    out << "      mig-enabled: false\n";
+  }
+  return out.str();
+}
+
+std::string Indent(const std::string& text, const std::string& prefix) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    out += line.empty() ? "\n" : prefix + line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+nlohmann::json ResourcePatch(const std::map<std::string, int64_t>& had, const std::string& to) {
+  nlohmann::json j = nlohmann::json::object();
+  if (had.count(model::kGpuResource)) {
+    j[model::kGpuResource] = nullptr;
+    j[to] = "1";
+  }
+  return j;
+}
+
+std::string PatchFor(const WorkloadForArtifacts& w) {
+  const std::string to = w.decision == Decision::kMig ? std::string(model::kMigResourcePrefix) + w.slice
+                                                       : std::string(model::kSharedGpuResource);
+  nlohmann::json containers = nlohmann::json::array();
+  nlohmann::json init = nlohmann::json::array();
+  for (const auto& c : w.pod->containers) {
+    if (!c.requests.count(model::kGpuResource) && !c.limits.count(model::kGpuResource)) continue;
+    nlohmann::json res = nlohmann::json::object();
+    nlohmann::json limits = ResourcePatch(c.limits, to);
+    nlohmann::json requests = ResourcePatch(c.requests, to);
+    if (!limits.empty()) res["limits"] = limits;
+    if (!requests.empty()) res["requests"] = requests;
+    (c.init ? init : containers).push_back({{"name", c.name}, {"resources", res}});
+  }
+  nlohmann::json pod_spec = nlohmann::json::object();
+  if (!containers.empty()) pod_spec["containers"] = containers;
+  if (!init.empty()) pod_spec["initContainers"] = init;
+  nlohmann::json patch = {{"spec", {{"template", {{"spec", pod_spec}}}}}};
+  return patch.dump();
+}
+
+}  // namespace
+
+std::string DevicePluginConfig(int replicas) {
+  std::ostringstream out;
+  out << "version: v1\n"
+      << "flags:\n"
+      << "  migStrategy: none\n"
+      << "sharing:\n"
+      << "  timeSlicing:\n"
+      << "    renameByDefault: true\n"
+      << "    failRequestsGreaterThanOne: true\n"
+      << "    resources:\n"
+      << "      - name: nvidia.com/gpu\n"
+      << "        replicas: " << replicas << "\n";
+  return out.str();
+}
+
+std::string ConfigMapYaml(const std::string& name, const std::string& namespace_,
+                          const std::map<std::string, std::string>& data) {
+  std::ostringstream out;
+  out << "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " << name << "\n  namespace: " << namespace_
+      << "\n  labels:\n    app.kubernetes.io/managed-by: kubeon-gpu\ndata:\n";
+  for (const auto& [k, v] : data) out << "  " << k << ": |\n" << Indent(v, "    ");
+  return out.str();
+}
+
+Artifacts BuildArtifacts(Plan& plan, const std::vector<WorkloadForArtifacts>& workloads, const PlannerOptions& options) {
+  Artifacts a;
+  std::map<std::string, std::string> configs;  // name -> entries
+  for (auto& node : plan.nodes) {
+    if (node.method == "mig") {
+      const std::string entries = MigEntries(node);
+      const std::string name = "kubeon-" + LabelSafe(node.gpu_model) + "-" + Fnv1aHex(entries);
+      configs.emplace(name, entries);
+      node.labels["nvidia.com/mig.config"] = name;
+    } else if (node.method == "time-slicing" && node.time_slicing_replicas) {
+      const std::string key = "kubeon-ts-" + std::to_string(*node.time_slicing_replicas);
+      a.device_plugin_configs.emplace(key, DevicePluginConfig(*node.time_slicing_replicas));
+      node.labels["nvidia.com/device-plugin.config"] = key;
+    }
+  }
+  if (!configs.empty()) {
+    std::ostringstream out;
+    out << "version: v1\nmig-configs:\n  all-disabled:\n    - devices: all\n      mig-enabled: false\n";
+    for (const auto& [name, entries] : configs) out << "\n  " << name << ":\n" << entries;
+    a.mig_parted_config = out.str();
+    a.mig_parted_configmap = ConfigMapYaml(options.mig_configmap_name, options.operator_namespace,
+                                           {{"config.yaml", a.mig_parted_config}});
+  }
+  if (!a.device_plugin_configs.empty()) {
+    a.device_plugin_configmap = ConfigMapYaml(options.device_plugin_configmap_name, options.operator_namespace,
+                                              a.device_plugin_configs);
+  }
+  for (const auto& w : workloads) {
+    if (w.decision == Decision::kUnchanged || w.pod == nullptr) continue;
+    a.workload_patches.push_back({w.ref.namespace_, w.ref.kind, w.ref.name, "strategic", PatchFor(w)});
+  }
+  return a;
+}
+
+}  // namespace kubeon::plan

@@ -1,0 +1,27 @@
+// Joins DCGM history (keyed by namespace/pod) to workloads (controlling owners).
+//
+// A workload's peak is the maximum over all its pods, including pods that no
+// longer exist (replaced by a rollout or a restart).  Pods in the snapshot map
+// through their owner chain.  A pod only in the history maps when its name is
+// unambiguous: "<replicaset>-<suffix>" for a ReplicaSet known in the snapshot
+// (directly or as the controller of a live pod), "<statefulset>-<ordinal>" for
+// a known StatefulSet.  Anything else is left unmapped and counted.
+// Pure: no I/O.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "metrics/history.h"
+#include "model/cluster.h"
+
+namespace kubeon::plan {
+
+struct UsageJoin {
+  std::map<model::WorkloadRef, std::vector<const metrics::PodUsage*>> by_workload;
+  size_t unmapped_pods = 0;  // history pods matching no workload in the snapshot
+};
+
+UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& history);
+
+}  // namespace kubeon::plan

@@ -1,0 +1,176 @@
+// End-to-end tests of `kubeon-gpu plan` through RunPlan, on the files in
+// testdata/small/: the JSON contract, and that bad input gives one clear
+// error naming the file (and line), a non-zero exit, and nothing on stdout.
+#include "cli/plan_command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace kubeon::cli {
+namespace {
+
+const std::string kDir = std::string(KUBEON_SOURCE_DIR) + "/testdata/small/";
+
+PlanArgs Args() {
+  PlanArgs a;
+  a.cluster_file = kDir + "cluster.json";
+  a.metrics_files = {kDir + "history.om"};
+  a.policy_file = kDir + "policy.yaml";
+  a.prices_file = kDir + "prices.yaml";
+  a.quiet = true;
+  return a;
+}
+
+std::string TempFile(const std::string& name, const std::string& content) {
+  const std::string path = std::string(::testing::TempDir()) + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+TEST(PlanCommand, JsonContract) {
+  PlanArgs a = Args();
+  a.output = "json";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0) << err.str();
+  const auto j = nlohmann::json::parse(out.str());
+  for (const char* k : {"gpus_before", "gpus_after", "gpus_freed", "nodes_freed", "monthly_savings_usd"}) {
+    EXPECT_TRUE(j["summary"].contains(k)) << k;
+  }
+  EXPECT_EQ(j["summary"]["gpus_before"], 3);
+  EXPECT_EQ(j["summary"]["gpus_after"], 1);
+  EXPECT_EQ(j["summary"]["nodes_freed"], 1);
+  ASSERT_EQ(j["workloads"].size(), 2u);
+  const auto& embed = j["workloads"][0];
+  EXPECT_EQ(embed["namespace"], "prod");
+  EXPECT_EQ(embed["kind"], "Deployment");
+  EXPECT_EQ(embed["name"], "embed");
+  EXPECT_EQ(embed["decision"], "mig");
+  EXPECT_EQ(embed["slice"], "1g.5gb");
+  EXPECT_EQ(embed["peak_memory_mib"], 3100);
+  EXPECT_EQ(embed["pods"].size(), 2u);
+  for (const auto& n : j["nodes"]) {
+    for (const char* k : {"name", "gpu_model", "method", "freed", "gpus", "time_slicing_replicas", "labels", "isolation",
+                          "monthly_savings_usd"}) {
+      EXPECT_TRUE(n.contains(k)) << k;
+    }
+  }
+  EXPECT_NE(j["artifacts"]["mig_parted_config"].get<std::string>().find("mig-configs:"), std::string::npos);
+  ASSERT_EQ(j["artifacts"]["workload_patches"].size(), 2u);
+  EXPECT_TRUE(j["artifacts"]["workload_patches"][0]["patch"].is_object());
+  // a100-2 has no annotation: priced through prices.yaml.
+  double savings = j["summary"]["monthly_savings_usd"];
+  EXPECT_NEAR(savings, 2 * 32.77 / 4 * 730, 0.01);
+}
+
+TEST(PlanCommand, TableAndYaml) {
+  PlanArgs a = Args();
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("prod/embed"), std::string::npos);
+  EXPECT_NE(out.str().find("Proposal only: nothing was changed"), std::string::npos);
+  a.output = "yaml";
+  std::ostringstream yout;
+  ASSERT_EQ(RunPlan(a, yout, err), 0);
+  EXPECT_NE(yout.str().find("mig_parted_config: |\n"), std::string::npos);
+}
+
+TEST(PlanCommand, ProgressGoesToStderrOnly) {
+  PlanArgs a = Args();
+  a.quiet = false;
+  a.output = "json";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0);
+  EXPECT_NE(err.str().find("read "), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::accept(out.str()));
+}
+
+TEST(PlanCommand, BadPolicyNamesFileLineAndField) {
+  PlanArgs a = Args();
+  a.policy_file = TempFile("bad-policy.yaml",
+                           "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata:\n  name: p\nspec:\n  kind: Sharing\n"
+                           "  mig:\n    headroom: \"250%\"\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunPlan(a, out, err), 1);
+  EXPECT_TRUE(out.str().empty());
+  EXPECT_NE(err.str().find("bad-policy.yaml:8"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("spec.mig.headroom"), std::string::npos) << err.str();
+}
+
+TEST(PlanCommand, BadInputsFailWithoutOutput) {
+  struct Case {
+    std::string what;
+    PlanArgs args;
+    std::string expect;
+  };
+  std::vector<Case> cases;
+  PlanArgs a = Args();
+  a.cluster_file = "/nonexistent.json";
+  cases.push_back({"cluster missing", a, "/nonexistent.json"});
+  a = Args();
+  a.metrics_files = {TempFile("empty.om", "# EOF\n")};
+  cases.push_back({"empty history", a, "empty.om"});
+  a = Args();
+  a.metrics_files = {TempFile("power.om",
+                              "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
+                              "DCGM_FI_DEV_POWER_USAGE{namespace=\"a\",pod=\"b\"} 100 1790000000\n# EOF\n")};
+  cases.push_back({"no DCGM series", a, "DCGM_FI_DEV_FB_USED"});
+  a = Args();
+  a.prices_file = TempFile("prices.yaml", "p4d.24xlarge: free\n");
+  cases.push_back({"bad price", a, "prices.yaml:1"});
+  a = Args();
+  a.min_history = "yesterday";
+  cases.push_back({"bad duration", a, "--min-history"});
+  a = Args();
+  a.policy_name = "nope";
+  cases.push_back({"unknown policy", a, "no GpuPolicy named \"nope\""});
+  a = Args();
+  a.cluster_file = TempFile("cluster.json", "{\"items\": [}");
+  cases.push_back({"bad json", a, "not valid JSON"});
+  for (const auto& c : cases) {
+    std::ostringstream out, err;
+    EXPECT_NE(RunPlan(c.args, out, err), 0) << c.what;
+    EXPECT_TRUE(out.str().empty()) << c.what;
+    EXPECT_NE(err.str().find(c.expect), std::string::npos) << c.what << ": " << err.str();
+  }
+}
+
+TEST(PlanCommand, OutputFileWrittenAtomically) {
+  PlanArgs a = Args();
+  a.output = "json";
+  a.output_file = std::string(::testing::TempDir()) + "plan.json";
+  std::remove(a.output_file.c_str());
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0);
+  EXPECT_TRUE(out.str().empty());
+  std::ifstream in(a.output_file);
+  std::stringstream s;
+  s << in.rdbuf();
+  EXPECT_TRUE(nlohmann::json::accept(s.str()));
+  // A failing run leaves the previous file untouched.
+  a.cluster_file = "/nonexistent.json";
+  EXPECT_EQ(RunPlan(a, out, err), 1);
+  std::ifstream again(a.output_file);
+  std::stringstream s2;
+  s2 << again.rdbuf();
+  EXPECT_EQ(s.str(), s2.str());
+}
+
+TEST(PlanCommand, Durations) {
+  double h = 0;
+  EXPECT_TRUE(ParseDurationHours("24h", &h));
+  EXPECT_DOUBLE_EQ(h, 24);
+  EXPECT_TRUE(ParseDurationHours("3d", &h));
+  EXPECT_DOUBLE_EQ(h, 72);
+  EXPECT_TRUE(ParseDurationHours("90m", &h));
+  EXPECT_DOUBLE_EQ(h, 1.5);
+  EXPECT_FALSE(ParseDurationHours("3", &h));
+  EXPECT_FALSE(ParseDurationHours("h", &h));
+  EXPECT_FALSE(ParseDurationHours("-1h", &h));
+}
+
+}  // namespace
+}  // namespace kubeon::cli

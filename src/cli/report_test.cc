@@ -1,0 +1,79 @@
+// Tests for report.h: YAML rendering of JSON (round trip through yaml-cpp)
+// and the table's content.
+#include "cli/report.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+namespace kubeon::cli {
+namespace {
+
+TEST(Report, YamlRoundTrip) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "a": "plain", "b": "needs: quotes", "c": "true", "d": "012", "e": 3, "f": 2.5, "g": null, "h": [],
+    "i": {}, "j": ["x", {"k": "v", "l": [1, 2]}], "m": "line1\nline2\n", "n": "", "o": "#hash", "p": "-dash",
+    "q": {"nested": {"deep": "yes"}}})");
+  const std::string yaml = JsonToYaml(j);
+  YAML::Node n = YAML::Load(yaml);
+  EXPECT_EQ(n["a"].as<std::string>(), "plain");
+  EXPECT_EQ(n["b"].as<std::string>(), "needs: quotes");
+  EXPECT_EQ(n["c"].as<std::string>(), "true");
+  EXPECT_EQ(n["d"].as<std::string>(), "012");
+  EXPECT_EQ(n["e"].as<int>(), 3);
+  EXPECT_DOUBLE_EQ(n["f"].as<double>(), 2.5);
+  EXPECT_TRUE(n["g"].IsNull());
+  EXPECT_TRUE(n["h"].IsSequence());
+  EXPECT_EQ(n["h"].size(), 0u);
+  EXPECT_TRUE(n["i"].IsMap());
+  EXPECT_EQ(n["j"][0].as<std::string>(), "x");
+  EXPECT_EQ(n["j"][1]["k"].as<std::string>(), "v");
+  EXPECT_EQ(n["j"][1]["l"][1].as<int>(), 2);
+  EXPECT_EQ(n["m"].as<std::string>(), "line1\nline2\n");
+  EXPECT_EQ(n["n"].as<std::string>(), "");
+  EXPECT_EQ(n["o"].as<std::string>(), "#hash");
+  EXPECT_EQ(n["p"].as<std::string>(), "-dash");
+  EXPECT_EQ(n["q"]["nested"]["deep"].as<std::string>(), "yes");
+}
+
+TEST(Report, TableShowsNodesWorkloadsAndTotals) {
+  plan::Plan p;
+  p.policy_name = "pol";
+  p.policy_mode = "Proposal";
+  plan::NodePlan n;
+  n.name = "a100-1";
+  n.gpu_model = "A100-40GB";
+  n.method = "mig";
+  n.gpu_count = 8;
+  n.gpus_before = 8;
+  n.gpus_after = 1;
+  n.monthly_savings_usd = 20935.5;
+  plan::GpuAfter g;
+  g.mig_enabled = true;
+  g.mig_devices = {"3g.20gb", "1g.5gb"};
+  g.workloads = {"prod/a", "prod/b"};
+  n.gpus.push_back(g);
+  n.isolation = "MIG isolation text";
+  p.nodes.push_back(n);
+  plan::WorkloadDecision w;
+  w.ref = {"prod", "Deployment", "a"};
+  w.decision = plan::Decision::kMig;
+  w.slice = "3g.20gb";
+  w.reason = "because";
+  w.peak_memory_mib = 12000;
+  p.workloads.push_back(w);
+  p.summary.gpus_before = 8;
+  p.summary.gpus_after = 1;
+  p.summary.gpus_freed = 7;
+  p.summary.monthly_savings_usd = 20935.5;
+  p.summary.workloads = 1;
+  p.summary.workloads_to_mig = 1;
+  const std::string t = RenderTable({p});
+  EXPECT_NE(t.find("1x[3g.20gb+1g.5gb]"), std::string::npos) << t;
+  EXPECT_NE(t.find("$20,935.50"), std::string::npos) << t;
+  EXPECT_NE(t.find("12,000 MiB"), std::string::npos) << t;
+  EXPECT_NE(t.find("isolation: MIG isolation text"), std::string::npos) << t;
+  EXPECT_NE(t.find("GPUs in use 8 -> 1 (7 freed)"), std::string::npos) << t;
+}
+
+}  // namespace
+}  // namespace kubeon::cli

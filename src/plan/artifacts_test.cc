@@ -1,0 +1,208 @@
+// Golden tests of the artifacts against NVIDIA's formats: the mig-parted
+// config the GPU Operator's mig-manager reads and the device plugin's
+// time-slicing config, compared with NVIDIA's own files (testdata/nvidia/,
+// copied unchanged from the GPU Operator) key by key, plus exact bytes.
+#include "plan/artifacts.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "mig/layout.h"
+
+namespace kubeon::plan {
+namespace {
+
+std::string ReadFile(const std::string& rel) {
+  std::ifstream in(std::string(KUBEON_SOURCE_DIR) + "/" + rel);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Plan TwoNodePlan() {
+  Plan p;
+  NodePlan mig;
+  mig.name = "a100-1";
+  mig.gpu_model = "A100-40GB";
+  mig.method = "mig";
+  mig.gpu_count = 8;
+  for (int i = 0; i < 3; ++i) {
+    GpuAfter g;
+    g.index = i;
+    g.mig_enabled = true;
+    g.mig_devices = i < 2 ? std::vector<std::string>{"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}
+                          : std::vector<std::string>{"1g.5gb"};
+    p.nodes.push_back({});
+    mig.gpus.push_back(g);
+  }
+  p.nodes.clear();
+  p.nodes.push_back(mig);
+  NodePlan ts;
+  ts.name = "l4-1";
+  ts.gpu_model = "L4";
+  ts.method = "time-slicing";
+  ts.gpu_count = 4;
+  ts.time_slicing_replicas = 3;
+  p.nodes.push_back(ts);
+  return p;
+}
+
+TEST(Artifacts, MigPartedConfigExactBytes) {
+  Plan p = TwoNodePlan();
+  Artifacts a = BuildArtifacts(p, {}, PlannerOptions{});
+  const std::string name = p.nodes[0].labels.at("nvidia.com/mig.config");
+  EXPECT_EQ(name.rfind("kubeon-a100-40gb-", 0), 0u) << name;
+  EXPECT_LE(name.size(), 63u);  // a label value
+  EXPECT_EQ(a.mig_parted_config,
+            "version: v1\n"
+            "mig-configs:\n"
+            "  all-disabled:\n"
+            "    - devices: all\n"
+            "      mig-enabled: false\n"
+            "\n"
+            "  " + name + ":\n"
+            "    - devices: [0, 1]\n"
+            "      mig-enabled: true\n"
+            "      mig-devices:\n"
+            "        \"3g.20gb\": 1\n"
+            "        \"2g.10gb\": 1\n"
+            "        \"1g.5gb\": 2\n"
+            "    - devices: [2]\n"
+            "      mig-enabled: true\n"
+            "      mig-devices:\n"
+            "        \"1g.5gb\": 1\n"
+            "    - devices: [3, 4, 5, 6, 7]\n"
+            "      mig-enabled: false\n");
+  EXPECT_EQ(p.nodes[1].labels.at("nvidia.com/device-plugin.config"), "kubeon-ts-3");
+}
+
+// Our mig-parted config uses exactly the keys and value types of NVIDIA's default config.
+TEST(Artifacts, MigPartedConfigMatchesNvidiaSchema) {
+  Plan p = TwoNodePlan();
+  Artifacts a = BuildArtifacts(p, {}, PlannerOptions{});
+  YAML::Node nvidia_cm = YAML::Load(ReadFile("testdata/nvidia/gpu-operator-default-mig-parted-config.yaml"));
+  YAML::Node nvidia = YAML::Load(nvidia_cm["data"]["config.yaml"].as<std::string>());
+  YAML::Node ours = YAML::Load(a.mig_parted_config);
+  EXPECT_EQ(ours["version"].as<std::string>(), nvidia["version"].as<std::string>());
+  ASSERT_TRUE(ours["mig-configs"].IsMap());
+  std::set<std::string> nvidia_keys;
+  for (const auto& cfg : nvidia["mig-configs"]) {
+    for (const auto& entry : cfg.second) {
+      for (const auto& kv : entry) nvidia_keys.insert(kv.first.as<std::string>());
+    }
+  }
+  EXPECT_TRUE(nvidia_keys.count("mig-devices"));
+  for (const auto& cfg : ours["mig-configs"]) {
+    ASSERT_TRUE(cfg.second.IsSequence());
+    for (const auto& entry : cfg.second) {
+      for (const auto& kv : entry) EXPECT_TRUE(nvidia_keys.count(kv.first.as<std::string>())) << kv.first.as<std::string>();
+      EXPECT_TRUE(entry["devices"].IsSequence() || entry["devices"].as<std::string>() == "all");
+      (void)entry["mig-enabled"].as<bool>();
+      if (entry["mig-devices"]) {
+        for (const auto& d : entry["mig-devices"]) EXPECT_GT(d.second.as<int>(), 0);
+      }
+    }
+  }
+  // The same config as NVIDIA's all-disabled entry.
+  EXPECT_EQ(YAML::Dump(ours["mig-configs"]["all-disabled"]), YAML::Dump(nvidia["mig-configs"]["all-disabled"]));
+}
+
+// Every layout NVIDIA ships in its default config is valid for our catalog's model
+// (matched through the device-filter PCI IDs): the validator agrees with NVIDIA.
+TEST(Artifacts, NvidiaDefaultLayoutsAreValidInOurCatalog) {
+  YAML::Node cm = YAML::Load(ReadFile("testdata/nvidia/gpu-operator-default-mig-parted-config.yaml"));
+  YAML::Node cfg = YAML::Load(cm["data"]["config.yaml"].as<std::string>());
+  const auto& catalog = mig::MigCatalog::Builtin();
+  int checked = 0;
+  for (const auto& c : cfg["mig-configs"]) {
+    for (const auto& entry : c.second) {
+      if (!entry["device-filter"] || !entry["mig-devices"] || entry["mig-devices"].size() == 0) continue;
+      std::vector<std::string> filters;
+      if (entry["device-filter"].IsSequence()) {
+        for (const auto& f : entry["device-filter"]) filters.push_back(f.as<std::string>());
+      } else {
+        filters.push_back(entry["device-filter"].as<std::string>());
+      }
+      for (const auto& filter : filters) {
+        const mig::GpuModel* model = nullptr;
+        for (const auto& m : catalog.models()) {
+          for (const auto& id : m.pci_device_ids) {
+            if (id == filter) model = &m;
+          }
+        }
+        if (model == nullptr) continue;
+        std::vector<std::string> layout;
+        bool known = true;
+        for (const auto& d : entry["mig-devices"]) {
+          const std::string prof = d.first.as<std::string>();
+          if (!mig::FindProfile(*model, prof)) known = false;
+          for (int k = 0; k < d.second.as<int>(); ++k) layout.push_back(prof);
+        }
+        if (!known) continue;  // profiles we do not catalogue (e.g. +gfx variants)
+        EXPECT_TRUE(mig::LayoutFits(*model, layout)) << c.first.as<std::string>() << " on " << model->id;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 30);
+}
+
+TEST(Artifacts, DevicePluginConfigMatchesNvidiaSchema) {
+  const std::string ours_text = DevicePluginConfig(4);
+  EXPECT_EQ(ours_text,
+            "version: v1\n"
+            "flags:\n"
+            "  migStrategy: none\n"
+            "sharing:\n"
+            "  timeSlicing:\n"
+            "    renameByDefault: true\n"
+            "    failRequestsGreaterThanOne: true\n"
+            "    resources:\n"
+            "      - name: nvidia.com/gpu\n"
+            "        replicas: 4\n");
+  YAML::Node ours = YAML::Load(ours_text);
+  YAML::Node nvidia = YAML::Load(ReadFile("testdata/nvidia/gpu-operator-time-slicing-test-config.yaml"));
+  EXPECT_EQ(ours["version"].as<std::string>(), nvidia["version"].as<std::string>());
+  const auto ts = ours["sharing"]["timeSlicing"];
+  const auto nts = nvidia["sharing"]["timeSlicing"];
+  EXPECT_EQ(ts["resources"][0]["name"].as<std::string>(), nts["resources"][0]["name"].as<std::string>());
+  EXPECT_EQ(ts["resources"][0]["replicas"].as<int>(), 4);
+  (void)ts["renameByDefault"].as<bool>();
+}
+
+TEST(Artifacts, ConfigMapHoldsFilesVerbatim) {
+  const std::string cm = ConfigMapYaml("kubeon-device-plugin-config", "gpu-operator", {{"kubeon-ts-2", DevicePluginConfig(2)}});
+  YAML::Node n = YAML::Load(cm);
+  EXPECT_EQ(n["kind"].as<std::string>(), "ConfigMap");
+  EXPECT_EQ(n["metadata"]["namespace"].as<std::string>(), "gpu-operator");
+  EXPECT_EQ(n["data"]["kubeon-ts-2"].as<std::string>(), DevicePluginConfig(2));
+}
+
+TEST(Artifacts, StrategicMergePatchSwapsTheGpuResource) {
+  Plan p;
+  model::Pod pod;
+  model::ContainerResources c;
+  c.name = "server";
+  c.limits["nvidia.com/gpu"] = 1;
+  c.requests["nvidia.com/gpu"] = 1;
+  pod.containers.push_back(c);
+  model::ContainerResources side;
+  side.name = "sidecar";
+  pod.containers.push_back(side);
+  WorkloadForArtifacts w{Decision::kMig, {"prod", "Deployment", "svc"}, "2g.10gb", &pod};
+  Artifacts a = BuildArtifacts(p, {w}, PlannerOptions{});
+  ASSERT_EQ(a.workload_patches.size(), 1u);
+  const auto patch = nlohmann::json::parse(a.workload_patches[0].patch_json);
+  EXPECT_EQ(patch, nlohmann::json::parse(R"({"spec":{"template":{"spec":{"containers":[{"name":"server","resources":{
+      "limits":{"nvidia.com/gpu":null,"nvidia.com/mig-2g.10gb":"1"},
+      "requests":{"nvidia.com/gpu":null,"nvidia.com/mig-2g.10gb":"1"}}}]}}}})"));
+  EXPECT_EQ(a.workload_patches[0].patch_type, "strategic");
+}
+
+}  // namespace
+}  // namespace kubeon::plan

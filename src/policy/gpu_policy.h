@@ -1,0 +1,100 @@
+// GpuPolicy: what the optimizer may do, where, and when (DESIGN.md "Policy").
+//
+// A policy file holds one or more YAML documents separated by `---`:
+//
+//   apiVersion: gpu.kubeon.io/v1
+//   kind: GpuPolicy
+//   metadata: {name: gpu-sharing}        # also labels, annotations, namespace
+//   spec:
+//     kind: Sharing                      # required, the only kind
+//     mode: Proposal | Approve | Auto    # default Proposal
+//     nodeSelector: {label: value}       # default: every GPU node
+//     mig:
+//       allowedProfiles: [1g.10gb, ...]  # default: every profile except +me
+//       headroom: "20%"                  # 0%..200%, default "20%"
+//     timeSlicing:
+//       namespaces: [ml-dev]             # default none
+//       maxReplicas: 4                   # 1..64, default 4
+//     window: "Sat 02:00-06:00 UTC"      # required for Approve and Auto
+//
+// Parsing validates everything and reports ALL problems at once, one per
+// line: `<file>:<line>: policy "<name>": <field path>: <problem>`, the line
+// being the 1-based line of the offending node (of the key for unknown or
+// duplicate fields and for null values; of the enclosing map's key for
+// missing fields; of the document for missing top-level fields), sorted by
+// line.  YAML syntax errors stop parsing and are reported alone.  An explicit null value (`mode:`) counts as absent.  A plain YAML
+// scalar that resolves to a number, boolean or null (YAML 1.1 rules, as
+// kubectl reads them: 20, 0.2, true, yes, off) is not a string; quote it.
+// Empty documents are skipped; a file without any policy is an error.
+//
+// Invariants of a parsed GpuPolicy: every field holds a validated value or
+// its default; names are unique within the file; allowed_profiles has no
+// duplicates and names only profiles that exist on some GPU model;
+// 0 <= headroom <= 2; 1 <= max_replicas <= 64; window is set when mode is
+// Approve or Auto.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/status.h"
+#include "policy/window.h"
+
+namespace kubeon::policy {
+
+inline constexpr const char* kPolicyApiVersion = "gpu.kubeon.io/v1";
+inline constexpr const char* kPolicyKind = "GpuPolicy";
+inline constexpr const char* kSharingKind = "Sharing";
+inline constexpr int kMaxReplicasLimit = 64;
+
+enum class Mode { kProposal, kApprove, kAuto };
+
+// "Proposal", "Approve" or "Auto".
+std::string_view ModeName(Mode mode);
+
+struct GpuPolicy {
+  std::string name;
+  std::string file;  // the file name given to the parser
+  int line = 0;      // 1-based line where the document starts
+  Mode mode = Mode::kProposal;
+  std::map<std::string, std::string> node_selector;  // empty selects every node
+  std::vector<std::string> allowed_profiles;  // meaningful only when allowed_profiles_set
+  bool allowed_profiles_set = false;          // false: every profile except +me variants
+  double headroom = 0.2;                      // fraction: 0.2 for "20%"
+  std::string headroom_text = "20%";
+  std::vector<std::string> time_slicing_namespaces;
+  int max_replicas = 4;
+  std::optional<Window> window;
+
+  // True when the MIG profile (e.g. "1g.10gb") may be used under this policy.
+  bool AllowsProfile(std::string_view name) const;
+  // True when workloads of namespace `ns` may be time-sliced.
+  bool TimeSlicingNamespace(std::string_view ns) const;
+  // True when every nodeSelector entry equals the node's label.
+  bool SelectsNode(const std::map<std::string, std::string>& labels) const;
+};
+
+// Tells whether a MIG profile name exists on some GPU model (the caller passes
+// the MIG catalog's ProfileExists).
+using ProfileExistsFn = std::function<bool(std::string_view)>;
+
+// Parses and validates every policy in `yaml_text`; `file_name` only labels
+// error messages and GpuPolicy::file.  REQUIRES: profile_exists is callable.
+Result<std::vector<GpuPolicy>> ParsePolicies(std::string_view yaml_text,
+                                             std::string_view file_name,
+                                             const ProfileExistsFn& profile_exists);
+
+// Reads `path` and parses it with ParsePolicies.
+Result<std::vector<GpuPolicy>> LoadPolicyFile(const std::string& path,
+                                              const ProfileExistsFn& profile_exists);
+
+// Every field path the parser accepts, e.g. "spec.mig.headroom"; maps with
+// free-form keys (metadata.labels, spec.nodeSelector) are listed without
+// their keys.  Used to keep deploy/crd-gpupolicy.yaml in step with the parser.
+std::vector<std::string> PolicyFieldPaths();
+
+}  // namespace kubeon::policy

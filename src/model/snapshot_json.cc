@@ -4,7 +4,6 @@
 #include <charconv>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <set>
 #include <tuple>
 
@@ -287,15 +286,16 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
     return Status::Error(std::string(source_name) + ": not valid JSON: " + e.what());
   }
   if (!doc.is_object()) return Status::Error(std::string(source_name) + ": expected a JSON object (a List with items)");
-  json items = json::array();
+  // Items are read in place (no copy of the document).
+  const json single = json::array({doc});
+  const json* items_ptr = &single;
   if (doc.contains("items")) {
     if (!doc["items"].is_array()) return Status::Error(std::string(source_name) + ": \"items\" is not an array");
-    items = doc["items"];
-  } else if (doc.contains("kind")) {
-    items.push_back(doc);
-  } else {
+    items_ptr = &doc["items"];
+  } else if (!doc.contains("kind")) {
     return Status::Error(std::string(source_name) + ": neither a List (\"items\") nor a Kubernetes object (\"kind\")");
   }
+  const json& items = *items_ptr;
   // A list call's body (e.g. /api/v1/pods) has kind PodList and items without kind.
   std::string list_kind = Str(doc, "kind");
   std::string implied_kind;
@@ -339,12 +339,13 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
 }
 
 Result<Cluster> LoadClusterFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Status::Error(path + ": cannot open cluster snapshot");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::Error(path + ": read error");
-  return ParseClusterJson(buf.str(), path);
+  std::string text(static_cast<size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!in) return Status::Error(path + ": read error");
+  return ParseClusterJson(text, path);
 }
 
 }  // namespace kubeon::model

@@ -424,7 +424,7 @@ class Planner {
   // workloads to revert (and why, in *failure) when they do not fit.
   std::set<int> Place(const std::string& pool, std::vector<NodeState*>& pool_nodes, const std::vector<TsItem>& ts_items,
                       PoolResult* r, std::string* failure) {
-    (void)pool;
+    candidates_model_ = pool;
     std::vector<NodeState*> kept, empty;
     for (NodeState* n : pool_nodes) {
       if (!n->target) continue;
@@ -506,7 +506,7 @@ class Planner {
     }
     std::set<int> revert;
     if (next < order.size()) {
-      *failure = "no schedulable node of this GPU model is free of whole-GPU workloads to time-slice";
+      *failure = "no schedulable " + candidates_model_ + " node is free of whole-GPU workloads to time-slice";
       for (size_t k = next; k < order.size(); ++k) revert.insert(r->ts_item_work[order[k]]);
       return revert;
     }
@@ -555,6 +555,13 @@ class Planner {
         np.method = "none";
         np.gpus_after = n.before;
         np.isolation = "unchanged";
+        for (const auto& w : n.pinned_workloads) {
+          GpuAfter g;
+          g.index = index++;
+          g.whole = true;
+          g.workloads.push_back(w);
+          np.gpus.push_back(std::move(g));
+        }
       } else if (!n.mig_bins.empty()) {
         np.method = "mig";
         const auto& names = mig_names_.at(n.model->id);
@@ -580,12 +587,11 @@ class Planner {
         np.time_slicing_replicas = f.replicas();
         std::vector<std::string> names;
         for (int item : f.items()) names.push_back(works_[pr->ts_item_work[item]].d.ref.Display());
+        // The device plugin spreads replicas over the GPUs: shown round-robin.
         for (int g = 0; g < f.gpus_used(); ++g) {
           GpuAfter ga;
           ga.index = index++;
-          for (int k = g * f.replicas(); k < std::min<int>((g + 1) * f.replicas(), names.size()); ++k) {
-            ga.workloads.push_back(names[k]);
-          }
+          for (size_t k = g; k < names.size(); k += f.gpus_used()) ga.workloads.push_back(names[k]);
           np.gpus.push_back(std::move(ga));
         }
         np.isolation = "time-slicing: NO memory or fault isolation. Up to " + std::to_string(f.replicas()) +
@@ -620,7 +626,15 @@ class Planner {
                              np.instance_type + "\"");
         }
       }
-      if (np.freed) np.notes.push_back("freed: no GPU workloads remain; cordon and remove the node to realise the saving");
+      if (np.freed) {
+        std::string whole;
+        if (n.price) {
+          char buf[64];
+          std::snprintf(buf, sizeof(buf), " (the whole node costs $%.2f/month)", *n.price * kHoursPerMonth);
+          whole = buf;
+        }
+        np.notes.push_back("freed: no GPU workloads remain; cordon and remove the node to realise the saving" + whole);
+      }
       if (np.method == "mig" && n.node->mig_strategy != "mixed") {
         np.notes.push_back("GPU Operator must run with mig.strategy=mixed (node label nvidia.com/mig.strategy is \"" +
                            n.node->mig_strategy + "\")");
@@ -679,6 +693,7 @@ class Planner {
   std::map<std::string, PoolResult> pools_;
   std::map<std::string, std::vector<std::vector<std::string>>> mig_names_;  // pool -> bin -> profiles
   std::vector<WorkloadForArtifacts> works_for_artifacts_;
+  std::string candidates_model_;  // the pool being placed, for messages
 };
 
 }  // namespace

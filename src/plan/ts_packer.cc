@@ -52,10 +52,6 @@ int TsNodeFill::replicas() const {
   return std::max(1, (n + gpus_ - 1) / gpus_);
 }
 
-int TsNodeFill::gpus_used() const {
-  const int r = replicas();
-  if (r == 0) return 0;
-  return (static_cast<int>(items_.size()) + r - 1) / r;
-}
+int TsNodeFill::gpus_used() const { return std::min(gpus_, static_cast<int>(items_.size())); }
 
 }  // namespace kubeon::plan

@@ -35,7 +35,8 @@ class TsNodeFill {
   // Replicas the node needs for its items: the smallest r with items <= gpus x r
   // (r also satisfies the safety rule).  0 when empty.
   int replicas() const;
-  // GPUs' worth of capacity the items use: ceil(items / replicas).
+  // GPUs that may be busy: the device plugin spreads replicas over the
+  // node's GPUs, so min(gpus, items), not ceil(items / replicas).
   int gpus_used() const;
 
  private:

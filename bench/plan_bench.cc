@@ -1,0 +1,118 @@
+// Planner throughput on one core: kubeon::plan::MakePlan over a synthetic
+// cluster built in memory by gen-cluster's scale preset (no files, no
+// parsing), 8 GPUs per node, 60-80% of the GPUs held, mostly by 1-GPU pods,
+// and one sample per hour over 3 days for every GPU series.
+//
+//   plan_bench                                  # 1,000 and 10,000 nodes
+//   plan_bench --benchmark_filter=/10000        # the 80,000-GPU cluster only
+//
+// Each size is generated once (cached across benchmarks and repetitions).
+// Counters per run:
+//   nodes, gpus                 cluster size
+//   gpu_pods                    pods holding whole GPUs
+//   gpus_before, gpus_after     plan.summary: GPUs held before and after
+//   moved_gpus_after            GPUs used by the workloads the plan moves
+//   moved_gpus_lower_bound      plan.summary's lower bound for them
+//   moved_vs_bound              moved_gpus_after / moved_gpus_lower_bound (1.0 = optimal)
+//   nodes_freed, workloads_moved
+//   setup_s                     time to build the cluster and history in memory
+//   peak_rss_mb                 getrusage ru_maxrss of the process (fixture included)
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "gen-cluster/synthetic.h"
+#include "mig/catalog.h"
+#include "model/prices.h"
+#include "plan/planner.h"
+#include "policy/gpu_policy.h"
+
+namespace {
+
+namespace gc = kubeon::gencluster;
+
+struct Fixture {
+  gc::InMemory data;
+  kubeon::policy::GpuPolicy policy;
+  kubeon::plan::PlannerOptions options;
+  int nodes = 0;
+  int gpus = 0;
+  int gpu_pods = 0;
+  double setup_seconds = 0;
+};
+
+[[noreturn]] void Die(const std::string& message) {
+  std::fprintf(stderr, "plan_bench: %s\n", message.c_str());
+  std::exit(1);
+}
+
+const Fixture& GetFixture(int nodes) {
+  static std::map<int, std::unique_ptr<Fixture>> cache;
+  auto it = cache.find(nodes);
+  if (it != cache.end()) return *it->second;
+  const auto t0 = std::chrono::steady_clock::now();
+  gc::Options o;
+  o.preset = gc::Preset::kScale;
+  o.nodes = nodes;
+  o.gpus_per_node = 8;
+  o.history_samples = 73;  // hourly over 3 days
+  kubeon::Result<gc::SyntheticCluster> c = gc::Generate(o);
+  if (!c.ok()) Die(c.status().message());
+  auto f = std::make_unique<Fixture>();
+  f->data = gc::BuildInMemory(*c);
+  const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
+  auto policies = kubeon::policy::ParsePolicies(gc::PolicyYaml(*c), "policy.yaml",
+                                                [&](std::string_view p) { return catalog.ProfileExists(p); });
+  if (!policies.ok()) Die(policies.status().message());
+  f->policy = policies->front();
+  auto prices = kubeon::model::ParsePrices(gc::PricesYaml(*c), "prices.yaml");
+  if (!prices.ok()) Die(prices.status().message());
+  f->options.instance_prices_usd = *prices;
+  f->nodes = static_cast<int>(c->nodes.size());
+  for (const auto& n : c->nodes) f->gpus += c->InstanceOf(n).gpus;
+  for (const auto& p : f->data.cluster.pods) f->gpu_pods += p.gpus > 0 ? 1 : 0;
+  f->setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return *cache.emplace(nodes, std::move(f)).first->second;
+}
+
+double PeakRssMb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+
+void BM_MakePlan(benchmark::State& state) {
+  const Fixture& f = GetFixture(static_cast<int>(state.range(0)));
+  const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
+  kubeon::plan::Summary summary;
+  for (auto _ : state) {
+    kubeon::plan::Plan plan = kubeon::plan::MakePlan(f.data.cluster, f.data.history, f.policy, catalog, f.options);
+    summary = plan.summary;
+    benchmark::DoNotOptimize(plan);
+  }
+  state.counters["nodes"] = f.nodes;
+  state.counters["gpus"] = f.gpus;
+  state.counters["gpu_pods"] = f.gpu_pods;
+  state.counters["gpus_before"] = summary.gpus_before;
+  state.counters["gpus_after"] = summary.gpus_after;
+  state.counters["moved_gpus_after"] = summary.moved_gpus_after;
+  state.counters["moved_gpus_lower_bound"] = summary.moved_gpus_lower_bound;
+  state.counters["moved_vs_bound"] =
+      summary.moved_gpus_lower_bound > 0
+          ? static_cast<double>(summary.moved_gpus_after) / summary.moved_gpus_lower_bound
+          : 0.0;
+  state.counters["nodes_freed"] = summary.nodes_freed;
+  state.counters["workloads_moved"] = summary.workloads_to_mig + summary.workloads_to_time_slicing;
+  state.counters["setup_s"] = f.setup_seconds;
+  state.counters["peak_rss_mb"] = PeakRssMb();
+}
+BENCHMARK(BM_MakePlan)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,576 @@
+// Tests for client.h against an in-process HTTPS server playing the
+// Kubernetes API: pagination and selector encoding, retries and the retry
+// deadline, 401/403/404 messages, 409 conflict retry, eviction 429, node
+// patches, watch resume after a drop and re-list after 410 Gone.
+#include "kube/client.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kube/curl_transport.h"
+#include "kube/test_server.h"
+
+namespace kubeon::kube {
+namespace {
+
+using json = nlohmann::json;
+using testing::TestPki;
+using testing::TestServer;
+
+constexpr const char* kToken = "client-test-T0KEN-0123456789abcdef";
+
+json StatusBody(int code, const std::string& reason, const std::string& message) {
+  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
+          {"code", code},     {"reason", reason},   {"message", message}};
+}
+
+void Reply(httplib::Response& res, int code, const json& body) {
+  res.status = code;
+  res.set_content(body.dump(), "application/json");
+}
+
+class ClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto pki = TestPki::Create();
+    ASSERT_TRUE(pki.ok()) << pki.status().message();
+    pki_ = new TestPki(std::move(pki).value());
+  }
+  static void TearDownTestSuite() {
+    delete pki_;
+    pki_ = nullptr;
+  }
+  void SetUp() override { server_ = std::make_unique<TestServer>(*pki_); }
+
+  // Starts the server (handlers registered) and connects a client to it.
+  std::unique_ptr<KubeClient> Connect(std::chrono::milliseconds deadline = std::chrono::milliseconds(2000)) {
+    EXPECT_TRUE(server_->Start());
+    ClientOptions o;
+    o.initial_backoff = std::chrono::milliseconds(5);
+    o.max_backoff = std::chrono::milliseconds(40);
+    o.retry_deadline = deadline;
+    o.request_timeout = std::chrono::seconds(10);
+    auto c = KubeClient::Connect(server_->Config(*pki_, kToken), o);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? std::move(c).value() : nullptr;
+  }
+
+  static TestPki* pki_;
+  std::unique_ptr<TestServer> server_;
+  std::mutex mu_;  // guards what handlers record
+};
+
+TestPki* ClientTest::pki_ = nullptr;
+
+json Pod(const std::string& name, const std::string& rv) {
+  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"resourceVersion", rv}}}};
+}
+
+TEST_F(ClientTest, ListFollowsContinueAndEncodesSelectors) {
+  std::vector<std::string> targets;
+  std::vector<std::string> selectors;
+  server_->http().Get("/api/v1/pods", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      targets.push_back(req.target);
+      selectors.push_back(req.get_param_value("labelSelector") + "|" + req.get_param_value("fieldSelector"));
+    }
+    if (req.get_header_value("Authorization") != std::string("Bearer ") + kToken) return Reply(res, 401, {});
+    size_t start = req.has_param("continue") ? std::stoul(req.get_param_value("continue")) : 0;
+    size_t limit = std::stoul(req.get_param_value("limit"));
+    json items = json::array();
+    for (size_t i = start; i < 7 && i < start + limit; ++i) items.push_back(Pod("p" + std::to_string(i), "1"));
+    json md = {{"resourceVersion", start == 0 ? "100" : "101"}};
+    if (start + limit < 7) md["continue"] = std::to_string(start + limit);
+    Reply(res, 200, {{"kind", "PodList"}, {"apiVersion", "v1"}, {"metadata", md}, {"items", items}});
+  });
+  auto client = Connect();
+  ListOptions o;
+  o.label_selector = "app=web,gpu in (a,b),!spot";
+  o.field_selector = "spec.nodeName=node-1";
+  o.limit = 3;
+  std::vector<size_t> progress;
+  o.on_page = [&](size_t n) { progress.push_back(n); };
+  auto list = client->List("/api/v1/pods", o);
+  ASSERT_TRUE(list.ok()) << list.error().ToString();
+  ASSERT_EQ(list->items.size(), 7u);
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(list->items[i]["metadata"]["name"], "p" + std::to_string(i));
+  EXPECT_EQ(list->resource_version, "100");
+  EXPECT_EQ(list->kind, "PodList");
+  EXPECT_EQ(list->pages, 3);
+  EXPECT_EQ(progress, (std::vector<size_t>{3, 6, 7}));
+  ASSERT_EQ(targets.size(), 3u);
+  EXPECT_EQ(targets[0],
+            "/api/v1/pods?labelSelector=app%3Dweb%2Cgpu%20in%20%28a%2Cb%29%2C%21spot"
+            "&fieldSelector=spec.nodeName%3Dnode-1&limit=3");
+  EXPECT_EQ(targets[2].substr(targets[2].size() - 11), "&continue=6");
+  EXPECT_EQ(selectors[1], "app=web,gpu in (a,b),!spot|spec.nodeName=node-1");
+}
+
+TEST_F(ClientTest, ExpiredContinueTokenRestartsTheList) {
+  int calls = 0;
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request& req, httplib::Response& res) {
+    ++calls;
+    if (req.has_param("continue") && calls == 2) {
+      return Reply(res, 410, StatusBody(410, "Expired", "The provided continue parameter is too old"));
+    }
+    if (!req.has_param("continue")) {
+      return Reply(res, 200, {{"kind", "NodeList"}, {"metadata", {{"resourceVersion", "5"}, {"continue", "x"}}},
+                              {"items", {Pod("n0", "1")}}});
+    }
+    Reply(res, 200, {{"kind", "NodeList"}, {"metadata", {{"resourceVersion", "5"}}}, {"items", {Pod("n1", "1")}}});
+  });
+  auto client = Connect();
+  auto list = client->List("/api/v1/nodes", {});
+  ASSERT_TRUE(list.ok()) << list.error().ToString();
+  EXPECT_EQ(calls, 4);
+  ASSERT_EQ(list->items.size(), 2u);  // not 3: the first attempt's page was dropped
+  EXPECT_EQ(list->items[0]["metadata"]["name"], "n0");
+  EXPECT_EQ(list->items[1]["metadata"]["name"], "n1");
+}
+
+TEST_F(ClientTest, RetriesServerErrorsAndTooManyRequests) {
+  int calls = 0;
+  server_->http().Get("/api/v1/nodes/n1", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    if (calls == 1) return Reply(res, 500, StatusBody(500, "InternalError", "etcd hiccup"));
+    if (calls == 2) return Reply(res, 429, StatusBody(429, "TooManyRequests", "slow down"));
+    if (calls == 3) return Reply(res, 503, StatusBody(503, "ServiceUnavailable", "restarting"));
+    Reply(res, 200, Pod("n1", "9"));
+  });
+  auto client = Connect();
+  auto node = client->Get("/api/v1/nodes/n1");
+  ASSERT_TRUE(node.ok()) << node.error().ToString();
+  EXPECT_EQ((*node)["metadata"]["resourceVersion"], "9");
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(client->requests(), 4u);
+}
+
+TEST_F(ClientTest, GivesUpAtTheRetryDeadlineWithTheLastError) {
+  std::atomic<int> calls{0};
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    Reply(res, 503, StatusBody(503, "ServiceUnavailable", "apiserver is shutting down"));
+  });
+  auto client = Connect(std::chrono::milliseconds(300));
+  auto start = std::chrono::steady_clock::now();
+  auto list = client->List("/api/v1/nodes", {});
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(list.ok());
+  EXPECT_GE(elapsed, std::chrono::milliseconds(300));
+  EXPECT_LT(elapsed, std::chrono::milliseconds(2000));
+  EXPECT_GT(calls.load(), 2);
+  EXPECT_EQ(list.error().http_status, 503);
+  EXPECT_EQ(list.error().attempts, calls.load());
+  EXPECT_EQ(list.error().ToString(), "list nodes: 503 ServiceUnavailable: apiserver is shutting down (after " +
+                                         std::to_string(calls.load()) + " attempts)");
+}
+
+TEST_F(ClientTest, UnauthorizedAndForbiddenSayWhatWasRefused) {
+  int calls = 0;
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    Reply(res, 401, StatusBody(401, "Unauthorized", "Unauthorized"));
+  });
+  server_->http().Get("/api/v1/namespaces/prod/pods", [&](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 403, StatusBody(403, "Forbidden",
+                               "pods is forbidden: User \"dev\" cannot list resource \"pods\" in API group \"\" in "
+                               "the namespace \"prod\""));
+  });
+  server_->http().Patch("/apis/apps/v1/namespaces/ml/deployments/train",
+                        [&](const httplib::Request&, httplib::Response& res) {
+                          Reply(res, 403, StatusBody(403, "Forbidden", "no patching"));
+                        });
+  auto client = Connect();
+  auto nodes = client->List("/api/v1/nodes", {});
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_EQ(nodes.error().ToString(), "unauthorized: list nodes: check credentials");
+  EXPECT_EQ(calls, 1);  // not retried
+  EXPECT_EQ(nodes.error().ToString().find(kToken), std::string::npos);
+
+  auto pods = client->List("/api/v1/namespaces/prod/pods", {});
+  ASSERT_FALSE(pods.ok());
+  EXPECT_EQ(pods.error().http_status, 403);
+  EXPECT_EQ(pods.error().ToString(),
+            "forbidden: cannot list pods in namespace prod: pods is forbidden: User \"dev\" cannot list resource "
+            "\"pods\" in API group \"\" in the namespace \"prod\"");
+
+  auto patch = client->Patch("/apis/apps/v1/namespaces/ml/deployments/train", PatchType::kStrategicMerge,
+                             {{"spec", {{"replicas", 1}}}});
+  ASSERT_FALSE(patch.ok());
+  EXPECT_EQ(patch.error().ToString(), "forbidden: cannot patch deployments.apps \"train\" in namespace ml: no patching");
+}
+
+TEST_F(ClientTest, NotFoundSurfacesTheStatusMessage) {
+  server_->http().Get("/api/v1/namespaces/default/pods/nope", [&](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 404, StatusBody(404, "NotFound", "pods \"nope\" not found"));
+  });
+  auto client = Connect();
+  auto pod = client->Get("/api/v1/namespaces/default/pods/nope");
+  ASSERT_FALSE(pod.ok());
+  EXPECT_EQ(pod.error().http_status, 404);
+  EXPECT_EQ(pod.error().reason, "NotFound");
+  EXPECT_EQ(pod.error().message, "pods \"nope\" not found");
+  EXPECT_EQ(pod.error().ToString(), "get pods \"nope\" in namespace default: 404 NotFound: pods \"nope\" not found");
+  EXPECT_EQ(client->requests(), 1u);
+}
+
+TEST_F(ClientTest, UnreachableServerIsRetriedThenReported) {
+  auto client = Connect(std::chrono::milliseconds(200));
+  std::string url = server_->url();
+  server_->Stop();
+  auto node = client->Get("/api/v1/nodes/n1");
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.error().http_status, 0);
+  EXPECT_EQ(node.error().reason, "ConnectionFailed");
+  EXPECT_GT(node.error().attempts, 1);
+  EXPECT_EQ(node.error().ToString().rfind("get nodes \"n1\": cannot reach " + url + ": ", 0), 0u)
+      << node.error().ToString();
+  EXPECT_EQ(node.error().ToString().find(kToken), std::string::npos);
+}
+
+// A ConfigMap store with resourceVersion checks; `racer` edits the object
+// right after the client reads it, so the client's first write conflicts.
+struct ConfigMapStore {
+  std::mutex mu;
+  std::optional<json> object;
+  int rv = 10;
+  int racer_edits = 0;  // how many reads to race
+  int puts = 0, posts = 0;
+
+  void Register(httplib::SSLServer& s) {
+    const std::string path = "/api/v1/namespaces/gpu/configmaps/time-slicing";
+    s.Get(path, [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!object) return Reply(res, 404, StatusBody(404, "NotFound", "configmaps \"time-slicing\" not found"));
+      Reply(res, 200, *object);
+      if (racer_edits > 0) {
+        --racer_edits;
+        (*object)["data"]["racer" + std::to_string(racer_edits)] = "x";
+        (*object)["metadata"]["resourceVersion"] = std::to_string(++rv);
+      }
+    });
+    s.Put(path, [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu);
+      ++puts;
+      json in = json::parse(req.body);
+      if (in["metadata"]["resourceVersion"] != (*object)["metadata"]["resourceVersion"]) {
+        return Reply(res, 409, StatusBody(409, "Conflict",
+                                          "Operation cannot be fulfilled on configmaps \"time-slicing\": the object "
+                                          "has been modified; please apply your changes to the latest version and "
+                                          "try again"));
+      }
+      in["metadata"]["resourceVersion"] = std::to_string(++rv);
+      object = in;
+      Reply(res, 200, in);
+    });
+    s.Post("/api/v1/namespaces/gpu/configmaps", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu);
+      ++posts;
+      if (object) {
+        return Reply(res, 409, StatusBody(409, "AlreadyExists", "configmaps \"time-slicing\" already exists"));
+      }
+      json in = json::parse(req.body);
+      in["metadata"]["resourceVersion"] = std::to_string(++rv);
+      object = in;
+      Reply(res, 201, in);
+    });
+  }
+};
+
+TEST_F(ClientTest, ConflictRereadsAndReappliesTheMutation) {
+  ConfigMapStore store;
+  store.object = json{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                      {"metadata", {{"name", "time-slicing"}, {"namespace", "gpu"}, {"resourceVersion", "10"}}},
+                      {"data", json::object()}};
+  store.racer_edits = 2;
+  store.Register(server_->http());
+  auto client = Connect();
+  int mutations = 0;
+  auto updated = client->UpdateWithRetry("/api/v1/namespaces/gpu/configmaps/time-slicing", [&](json& cm) {
+    ++mutations;
+    cm["data"]["a100"] = "version: v1";
+    return Status::Ok();
+  });
+  ASSERT_TRUE(updated.ok()) << updated.error().ToString();
+  EXPECT_EQ(mutations, 3);
+  EXPECT_EQ(store.puts, 3);
+  EXPECT_EQ((*updated)["data"], (json{{"a100", "version: v1"}, {"racer0", "x"}, {"racer1", "x"}}));
+
+  store.racer_edits = 100;
+  auto exhausted = client->UpdateWithRetry(
+      "/api/v1/namespaces/gpu/configmaps/time-slicing", [](json&) { return Status::Ok(); }, 3);
+  ASSERT_FALSE(exhausted.ok());
+  EXPECT_EQ(exhausted.error().http_status, 409);
+  EXPECT_NE(exhausted.error().ToString().find("gave up after 3 conflicting updates"), std::string::npos)
+      << exhausted.error().ToString();
+
+  auto aborted = client->UpdateWithRetry("/api/v1/namespaces/gpu/configmaps/time-slicing",
+                                         [](json&) { return Status::Error("data.a100: not a mig-parted config"); });
+  ASSERT_FALSE(aborted.ok());
+  EXPECT_EQ(aborted.error().reason, "Aborted");
+  EXPECT_NE(aborted.error().ToString().find("data.a100: not a mig-parted config"), std::string::npos);
+}
+
+TEST_F(ClientTest, UpsertCreatesMissingObjectsAndUpdatesExistingOnes) {
+  ConfigMapStore store;
+  store.Register(server_->http());
+  auto client = Connect();
+  json skeleton = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"namespace", "gpu"}}}};
+  auto set = [](const std::string& key) {
+    return [key](json& cm) {
+      cm["data"][key] = "v";
+      return Status::Ok();
+    };
+  };
+  auto created = client->Upsert("/api/v1/namespaces/gpu/configmaps", "time-slicing", skeleton, set("first"));
+  ASSERT_TRUE(created.ok()) << created.error().ToString();
+  EXPECT_EQ(store.posts, 1);
+  EXPECT_EQ((*created)["metadata"]["name"], "time-slicing");
+  auto updated = client->Upsert("/api/v1/namespaces/gpu/configmaps", "time-slicing", skeleton, set("second"));
+  ASSERT_TRUE(updated.ok()) << updated.error().ToString();
+  EXPECT_EQ(store.posts, 1);
+  EXPECT_EQ(store.puts, 1);
+  EXPECT_EQ((*updated)["data"], (json{{"first", "v"}, {"second", "v"}}));
+}
+
+TEST_F(ClientTest, EvictionBlockedByDisruptionBudgetIsADistinctResult) {
+  std::vector<json> bodies;
+  int calls = 0;
+  server_->http().Post("/api/v1/namespaces/ml/pods/(.*)/eviction", [&](const httplib::Request& req,
+                                                                        httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++calls;
+    bodies.push_back(json::parse(req.body));
+    if (req.matches[1] == "gone") return Reply(res, 404, StatusBody(404, "NotFound", "pods \"gone\" not found"));
+    if (calls == 1) {
+      json s = StatusBody(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.");
+      s["details"] = {{"causes",
+                       {{{"reason", "DisruptionBudget"},
+                         {"message", "The disruption budget train-pdb needs 2 healthy pods and has 2 currently"}}}}};
+      return Reply(res, 429, s);
+    }
+    Reply(res, 201, {{"kind", "Status"}, {"status", "Success"}, {"code", 201}});
+  });
+  auto client = Connect();
+  auto blocked = client->Evict("ml", "train-0");
+  ASSERT_TRUE(blocked.ok()) << blocked.error().ToString();
+  EXPECT_EQ(blocked->outcome, EvictionOutcome::kBlocked);
+  EXPECT_EQ(blocked->message,
+            "Cannot evict pod as it would violate the pod's disruption budget. (The disruption budget train-pdb "
+            "needs 2 healthy pods and has 2 currently)");
+  EXPECT_EQ(calls, 1);  // the caller decides when to try again
+
+  EvictOptions o;
+  o.grace_period_seconds = 30;
+  auto evicted = client->Evict("ml", "train-0", o);
+  ASSERT_TRUE(evicted.ok()) << evicted.error().ToString();
+  EXPECT_EQ(evicted->outcome, EvictionOutcome::kEvicted);
+  EXPECT_EQ(bodies[1], (json{{"apiVersion", "policy/v1"},
+                             {"kind", "Eviction"},
+                             {"metadata", {{"name", "train-0"}, {"namespace", "ml"}}},
+                             {"deleteOptions", {{"gracePeriodSeconds", 30}}}}));
+
+  auto gone = client->Evict("ml", "gone");
+  ASSERT_TRUE(gone.ok()) << gone.error().ToString();
+  EXPECT_EQ(gone->outcome, EvictionOutcome::kPodNotFound);
+  EXPECT_EQ(gone->message, "pods \"gone\" not found");
+}
+
+TEST_F(ClientTest, NodePatchesAndPatchTypes) {
+  std::vector<std::pair<std::string, std::string>> seen;  // content type, body
+  server_->http().Patch("/api/v1/nodes/gpu-1", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen.emplace_back(req.get_header_value("Content-Type"), req.body);
+    Reply(res, 200, Pod("gpu-1", "3"));
+  });
+  auto client = Connect();
+  ASSERT_TRUE(client->Cordon("gpu-1").ok());
+  ASSERT_TRUE(client->Uncordon("gpu-1").ok());
+  ASSERT_TRUE(client->LabelNode("gpu-1", {{"nvidia.com/mig.config", "all-1g.10gb"}, {"old", std::nullopt}}).ok());
+  ASSERT_TRUE(client->Patch("/api/v1/nodes/gpu-1", PatchType::kJson,
+                            json::array({{{"op", "add"}, {"path", "/spec/unschedulable"}, {"value", true}}}))
+                  .ok());
+  ASSERT_TRUE(client->Patch("/api/v1/nodes/gpu-1", PatchType::kStrategicMerge, {{"spec", json::object()}}).ok());
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen[0], std::make_pair(std::string("application/merge-patch+json"),
+                                    std::string(R"({"spec":{"unschedulable":true}})")));
+  EXPECT_EQ(seen[1].second, R"({"spec":{"unschedulable":null}})");
+  EXPECT_EQ(seen[2].second, R"({"metadata":{"labels":{"nvidia.com/mig.config":"all-1g.10gb","old":null}}})");
+  EXPECT_EQ(seen[3].first, "application/json-patch+json");
+  EXPECT_EQ(seen[4].first, "application/strategic-merge-patch+json");
+}
+
+// Watch scenario, connection by connection:
+//  1 (rv=1):  ADDED(5), MODIFIED(6), then the connection breaks
+//  2 (rv=6):  DELETED(7), then an ERROR event with code 410
+//  -> re-list: rv 20, items a, b
+//  3 (rv=20): HTTP 410
+//  -> re-list: rv 21
+//  4 (rv=21): BOOKMARK(30), then the server ends the watch normally
+//  5 (rv=30): ADDED(31): the callback stops the watch
+TEST_F(ClientTest, WatchResumesAfterDropsAndRelistsOnGone) {
+  std::vector<std::string> watch_rvs;
+  int lists = 0;
+  server_->http().Get("/api/v1/pods", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!req.has_param("watch")) {
+      ++lists;
+      std::string rv = lists == 1 ? "20" : "21";
+      return Reply(res, 200, {{"kind", "PodList"}, {"metadata", {{"resourceVersion", rv}}},
+                              {"items", {Pod("a", "19"), Pod("b", "20")}}});
+    }
+    EXPECT_EQ(req.get_param_value("allowWatchBookmarks"), "true");
+    std::string rv = req.get_param_value("resourceVersion");
+    watch_rvs.push_back(rv);
+    if (rv == "20") return Reply(res, 410, StatusBody(410, "Expired", "too old resource version: 20 (25)"));
+    std::vector<std::string> lines;
+    bool drop = false;
+    if (rv == "1") {
+      lines = {json{{"type", "ADDED"}, {"object", Pod("x", "5")}}.dump(),
+               json{{"type", "MODIFIED"}, {"object", Pod("x", "6")}}.dump()};
+      drop = true;
+    } else if (rv == "6") {
+      lines = {json{{"type", "DELETED"}, {"object", Pod("x", "7")}}.dump(),
+               json{{"type", "ERROR"}, {"object", StatusBody(410, "Expired", "too old resource version: 6 (15)")}}.dump()};
+    } else if (rv == "21") {
+      lines = {json{{"type", "BOOKMARK"}, {"object", Pod("", "30")}}.dump()};
+    } else {
+      lines = {json{{"type", "ADDED"}, {"object", Pod("y", "31")}}.dump()};
+    }
+    res.set_chunked_content_provider("application/json", [lines, drop](size_t offset, httplib::DataSink& sink) {
+      if (offset > 0) {
+        if (drop) return false;
+        sink.done();
+        return true;
+      }
+      std::string all;
+      for (const auto& l : lines) all += l + "\n";
+      // Split mid-line to exercise reassembly across chunks.
+      size_t half = all.size() / 2;
+      sink.write(all.data(), half);
+      sink.write(all.data() + half, all.size() - half);
+      return true;
+    });
+  });
+  auto client = Connect();
+  std::vector<std::string> events;
+  auto result = client->Watch("/api/v1/pods", "1", {}, [&](const WatchEvent& e) {
+    switch (e.type) {
+      case WatchEventType::kAdded: events.push_back("ADDED " + e.object["metadata"]["name"].get<std::string>()); break;
+      case WatchEventType::kModified: events.push_back("MODIFIED"); break;
+      case WatchEventType::kDeleted: events.push_back("DELETED"); break;
+      case WatchEventType::kBookmark: events.push_back("BOOKMARK"); break;
+      case WatchEventType::kResync:
+        events.push_back("RESYNC " + std::to_string(e.object["items"].size()) + " " +
+                         e.object["metadata"]["resourceVersion"].get<std::string>());
+        break;
+    }
+    return e.type != WatchEventType::kAdded || e.object["metadata"]["name"] != "y";
+  });
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  EXPECT_EQ(*result, "31");
+  EXPECT_EQ(watch_rvs, (std::vector<std::string>{"1", "6", "20", "21", "30"}));
+  EXPECT_EQ(lists, 2);
+  EXPECT_EQ(events, (std::vector<std::string>{"ADDED x", "MODIFIED", "DELETED", "RESYNC 2 20", "RESYNC 2 21",
+                                              "BOOKMARK", "ADDED y"}));
+}
+
+TEST_F(ClientTest, WatchStopsWhenCancelledAndReportsPermanentErrors) {
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return sink.write("\n", 1);  // keep-alive blank lines, no events
+    });
+  });
+  server_->http().Get("/api/v1/secrets", [&](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 403, StatusBody(403, "Forbidden", "secrets is forbidden"));
+  });
+  auto client = Connect();
+  std::atomic<bool> cancel{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel = true;
+  });
+  WatchOptions o;
+  o.cancel = &cancel;
+  auto start = std::chrono::steady_clock::now();
+  auto result = client->Watch("/api/v1/nodes", "7", o, [](const WatchEvent&) { return true; });
+  stopper.join();
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  EXPECT_EQ(*result, "7");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+
+  auto denied = client->Watch("/api/v1/secrets", "1", {}, [](const WatchEvent&) { return true; });
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.error().ToString(), "forbidden: cannot watch secrets at cluster scope: secrets is forbidden");
+}
+
+TEST_F(ClientTest, QuietWatchesThatTheServerEndsAreReopened) {
+  std::atomic<int> connections{0};
+  server_->http().Get("/api/v1/configmaps", [&](const httplib::Request&, httplib::Response& res) {
+    ++connections;
+    auto opened = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+    res.set_chunked_content_provider("application/json", [opened](size_t, httplib::DataSink& sink) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (std::chrono::steady_clock::now() - *opened > std::chrono::milliseconds(1100)) {
+        sink.done();  // timeoutSeconds reached without any event
+        return true;
+      }
+      return sink.write("\n", 1);
+    });
+  });
+  auto client = Connect(std::chrono::milliseconds(200));  // far shorter than one quiet watch
+  std::atomic<bool> cancel{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+    cancel = true;
+  });
+  WatchOptions o;
+  o.cancel = &cancel;
+  auto result = client->Watch("/api/v1/configmaps", "3", o, [](const WatchEvent&) { return true; });
+  stopper.join();
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  EXPECT_EQ(*result, "3");
+  EXPECT_GE(connections.load(), 2);
+}
+
+TEST_F(ClientTest, TokenFileIsReread) {
+  std::vector<std::string> seen;
+  server_->http().Get("/version", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen.push_back(req.get_header_value("Authorization"));
+    Reply(res, 200, {{"major", "1"}});
+  });
+  ASSERT_TRUE(server_->Start());
+  testing::TempDir dir;
+  const std::string file = dir.File("token");
+  testing::WriteText(file, "first-token\n");
+  RestConfig cfg = server_->Config(*pki_, "first-token");
+  cfg.token_file = file;
+  ClientOptions o;
+  o.token_refresh = std::chrono::milliseconds(0);
+  auto client = KubeClient::Connect(cfg, o);
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  ASSERT_TRUE((*client)->Get("/version").ok());
+  testing::WriteText(file, "rotated-token\n");
+  ASSERT_TRUE((*client)->Get("/version").ok());
+  testing::WriteText(file, "");  // mid-rotation: keep the last good token
+  ASSERT_TRUE((*client)->Get("/version").ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"Bearer first-token", "Bearer rotated-token", "Bearer rotated-token"}));
+}
+
+TEST(QueryEscapeTest, KeepsUnreservedCharactersOnly) {
+  EXPECT_EQ(QueryEscape("a-b_c.d~e"), "a-b_c.d~e");
+  EXPECT_EQ(QueryEscape("k in (x, y)"), "k%20in%20%28x%2C%20y%29");
+  EXPECT_EQ(QueryEscape("a/b=c&d+e"), "a%2Fb%3Dc%26d%2Be");
+}
+
+}  // namespace
+}  // namespace kubeon::kube

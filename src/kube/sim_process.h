@@ -1,0 +1,240 @@
+// Test and benchmark support (not part of the library): a generated cluster
+// and a kube-sim process serving it.
+//
+// MakeSimCluster(shape) returns the kubectl List kube-sim loads with
+// --snapshot: `nodes` GPU nodes (8 x A100-40GB each), `deployments`
+// Deployments in namespace "ml" named svc-N, each with one ReplicaSet
+// (svc-N-7d9f8c6b5, template equal to the Deployment's) and
+// `pods_per_deployment` running pods (svc-N-7d9f8c6b5-pK) spread round-robin
+// over the nodes; the first two Deployments' pods hold one nvidia.com/gpu.
+// PodDisruptionBudgets: svc-0-pdb (minAvailable = all pods: no eviction
+// allowed) and svc-1-pdb (maxUnavailable 1).  A StatefulSet data/db with pods
+// db-0..2.  Everything is self-consistent so the simulator's controllers
+// leave object counts unchanged.
+//
+// SimProcess::Start runs `kube-sim --listen 127.0.0.1:0 --snapshot F
+// --kubeconfig-out DIR/token.kubeconfig --client-cert-kubeconfig-out
+// DIR/cert.kubeconfig` and waits for its "kube-sim listening on URL" line;
+// the destructor sends SIGTERM to that process (only) and reaps it.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kube/test_util.h"
+#include "model/status.h"
+
+extern char** environ;
+
+namespace kubeon::kube::testing {
+
+struct SimClusterShape {
+  int nodes = 20;
+  int deployments = 15;
+  int pods_per_deployment = 40;
+  int pods() const { return deployments * pods_per_deployment + 3; }  // + the StatefulSet's
+};
+
+namespace sim_internal {
+
+inline std::string Uid(const std::string& kind, const std::string& name) { return "uid-" + kind + "-" + name; }
+
+inline nlohmann::json Owner(const std::string& api_version, const std::string& kind, const std::string& name) {
+  return nlohmann::json::array({{{"apiVersion", api_version}, {"kind", kind}, {"name", name},
+                                 {"uid", Uid(kind, name)}, {"controller", true}, {"blockOwnerDeletion", true}}});
+}
+
+inline nlohmann::json RunningStatus() {
+  return {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+}
+
+inline nlohmann::json PodTemplate(const std::string& app, bool gpu) {
+  nlohmann::json resources = {{"requests", {{"cpu", "10m"}}}};
+  if (gpu) {
+    resources = {{"requests", {{"cpu", "10m"}, {"nvidia.com/gpu", "1"}}}, {"limits", {{"nvidia.com/gpu", "1"}}}};
+  }
+  return {{"metadata", {{"labels", {{"app", app}}}}},
+          {"spec", {{"containers", {{{"name", "main"}, {"image", "registry.example/" + app + ":1"},
+                                     {"resources", resources}}}}}}};
+}
+
+inline nlohmann::json PodFrom(const nlohmann::json& tmpl, const std::string& ns, const std::string& name,
+                              const std::string& owner_kind, const std::string& owner, const std::string& node) {
+  nlohmann::json pod = tmpl;
+  pod["apiVersion"] = "v1";
+  pod["kind"] = "Pod";
+  pod["metadata"]["name"] = name;
+  pod["metadata"]["namespace"] = ns;
+  pod["metadata"]["uid"] = Uid("Pod", ns + "." + name);
+  pod["metadata"]["ownerReferences"] = Owner("apps/v1", owner_kind, owner);
+  pod["spec"]["nodeName"] = node;
+  pod["status"] = RunningStatus();
+  return pod;
+}
+
+}  // namespace sim_internal
+
+inline nlohmann::json MakeSimCluster(const SimClusterShape& shape) {
+  using nlohmann::json;
+  using namespace sim_internal;
+  json items = json::array();
+  for (int n = 0; n < shape.nodes; ++n) {
+    std::string name = "gpu-node-" + std::to_string(n);
+    json labels = {{"kubernetes.io/hostname", name},
+                   {"node.kubernetes.io/instance-type", "p4d.24xlarge"},
+                   {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"},
+                   {"nvidia.com/gpu.count", "8"},
+                   {"nvidia.com/gpu.memory", "40960"},
+                   {"nvidia.com/mig.capable", "true"}};
+    json capacity = {{"cpu", "96"}, {"memory", "1152Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
+    items.push_back({{"apiVersion", "v1"}, {"kind", "Node"},
+                     {"metadata", {{"name", name}, {"uid", Uid("Node", name)}, {"labels", labels}}},
+                     {"status", {{"capacity", capacity}, {"allocatable", capacity},
+                                 {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+  }
+  int node = 0;
+  for (int d = 0; d < shape.deployments; ++d) {
+    const std::string app = "svc-" + std::to_string(d);
+    const std::string rs = app + "-7d9f8c6b5";
+    json tmpl = PodTemplate(app, d < 2);
+    items.push_back({{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
+                     {"metadata", {{"name", app}, {"namespace", "ml"}, {"uid", Uid("Deployment", app)},
+                                   {"generation", 1}}},
+                     {"spec", {{"replicas", shape.pods_per_deployment},
+                               {"selector", {{"matchLabels", {{"app", app}}}}},
+                               {"template", tmpl}}},
+                     {"status", {{"observedGeneration", 1}, {"replicas", shape.pods_per_deployment}}}});
+    json rs_tmpl = tmpl;
+    rs_tmpl["metadata"]["labels"]["pod-template-hash"] = "7d9f8c6b5";
+    items.push_back({{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"},
+                     {"metadata", {{"name", rs}, {"namespace", "ml"}, {"uid", Uid("ReplicaSet", rs)},
+                                   {"labels", rs_tmpl["metadata"]["labels"]},
+                                   {"ownerReferences", Owner("apps/v1", "Deployment", app)}}},
+                     {"spec", {{"replicas", shape.pods_per_deployment},
+                               {"selector", {{"matchLabels", rs_tmpl["metadata"]["labels"]}}},
+                               {"template", rs_tmpl}}},
+                     {"status", {{"replicas", shape.pods_per_deployment}}}});
+    for (int p = 0; p < shape.pods_per_deployment; ++p) {
+      items.push_back(PodFrom(rs_tmpl, "ml", rs + "-p" + std::to_string(p), "ReplicaSet", rs,
+                              "gpu-node-" + std::to_string(node++ % shape.nodes)));
+    }
+  }
+  items.push_back({{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"},
+                   {"metadata", {{"name", "svc-0-pdb"}, {"namespace", "ml"}, {"uid", Uid("PDB", "svc-0")}}},
+                   {"spec", {{"minAvailable", shape.pods_per_deployment},
+                             {"selector", {{"matchLabels", {{"app", "svc-0"}}}}}}}});
+  items.push_back({{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"},
+                   {"metadata", {{"name", "svc-1-pdb"}, {"namespace", "ml"}, {"uid", Uid("PDB", "svc-1")}}},
+                   {"spec", {{"maxUnavailable", 1}, {"selector", {{"matchLabels", {{"app", "svc-1"}}}}}}}});
+  json db_tmpl = PodTemplate("db", false);
+  items.push_back({{"apiVersion", "apps/v1"}, {"kind", "StatefulSet"},
+                   {"metadata", {{"name", "db"}, {"namespace", "data"}, {"uid", Uid("StatefulSet", "db")},
+                                 {"generation", 1}}},
+                   {"spec", {{"replicas", 3}, {"serviceName", "db"},
+                             {"selector", {{"matchLabels", {{"app", "db"}}}}}, {"template", db_tmpl}}},
+                   {"status", {{"observedGeneration", 1}, {"replicas", 3}, {"currentRevision", "db-5f7c9"},
+                               {"updateRevision", "db-5f7c9"}}}});
+  for (int i = 0; i < 3; ++i) {
+    json tmpl = db_tmpl;
+    std::string name = "db-" + std::to_string(i);
+    tmpl["metadata"]["labels"]["controller-revision-hash"] = "db-5f7c9";
+    tmpl["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] = name;
+    items.push_back(PodFrom(tmpl, "data", name, "StatefulSet", "db", "gpu-node-" + std::to_string(i % shape.nodes)));
+  }
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}, {"metadata", {{"resourceVersion", ""}}}};
+}
+
+// Runs a shell command; returns its exit status and standard output.
+inline std::pair<int, std::string> RunCommand(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return {-1, ""};
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class SimProcess {
+ public:
+  SimProcess() = default;
+  ~SimProcess() { Stop(); }
+  SimProcess(const SimProcess&) = delete;
+  SimProcess& operator=(const SimProcess&) = delete;
+
+  // REQUIRES: not started.  `timeout_ms` bounds the wait for the listening line.
+  Status Start(const std::string& binary, const nlohmann::json& cluster, int timeout_ms = 120000) {
+    if (dir_.path().empty()) return Status::Error("mkdtemp failed");
+    WriteText(dir_.File("cluster.json"), cluster.dump());
+    int out[2];
+    if (pipe(out) != 0) return Status::Error("pipe failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, dir_.File("kube-sim.stderr").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> args = {binary, "--listen", "127.0.0.1:0", "--snapshot", dir_.File("cluster.json"),
+                                     "--kubeconfig-out", token_kubeconfig(),
+                                     "--client-cert-kubeconfig-out", cert_kubeconfig()};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int rc = posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    if (rc != 0) {
+      close(out[0]);
+      pid_ = 0;
+      return Status::Error("cannot start " + binary);
+    }
+    std::string line;
+    pollfd pfd{out[0], POLLIN, 0};
+    while (line.find('\n') == std::string::npos && poll(&pfd, 1, timeout_ms) > 0) {
+      char c[256];
+      ssize_t n = read(out[0], c, sizeof(c));
+      if (n <= 0) break;
+      line.append(c, static_cast<size_t>(n));
+    }
+    close(out[0]);
+    const std::string prefix = "kube-sim listening on ";
+    if (line.rfind(prefix, 0) != 0) {
+      return Status::Error("kube-sim did not start: " + line + ReadText(dir_.File("kube-sim.stderr")));
+    }
+    url_ = line.substr(prefix.size(), line.find('\n') - prefix.size());
+    return Status::Ok();
+  }
+
+  void Stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+
+  const std::string& url() const { return url_; }
+  std::string token_kubeconfig() const { return dir_.File("token.kubeconfig"); }
+  std::string cert_kubeconfig() const { return dir_.File("cert.kubeconfig"); }
+  const TempDir& dir() const { return dir_; }
+
+ private:
+  TempDir dir_;
+  pid_t pid_ = 0;
+  std::string url_;
+};
+
+}  // namespace kubeon::kube::testing

@@ -1,0 +1,69 @@
+// Cluster snapshot from the Kubernetes API: the same JSON List that
+//   kubectl get nodes,pods,poddisruptionbudgets,deployments,statefulsets,replicasets -A -o json
+// prints, which model::ParseClusterJson reads.
+//
+// Contract:
+//  - Lists, across all namespaces and in this order, nodes, pods (v1),
+//    poddisruptionbudgets (policy/v1), deployments, statefulsets, replicasets
+//    (apps/v1), each paginated (limit 500 by default).
+//  - Result: {"apiVersion":"v1","kind":"List","items":[...],
+//    "metadata":{"resourceVersion":""}}; every item carries apiVersion and
+//    kind (list responses omit them); items are otherwise as served, in server
+//    order.  Text form: 4-space indent, sorted keys, trailing newline (as
+//    kubectl prints it), invalid UTF-8 replaced rather than fatal.
+//  - Any failed list fails the whole snapshot (no partial cluster).
+//  - RunSnapshotCommand writes the file atomically (temporary file in the same
+//    directory, fsync, rename): on any error nothing is written and stderr
+//    gets exactly one line.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kube/client.h"
+#include "kube/kubeconfig.h"
+#include "model/status.h"
+
+namespace kubeon::kube {
+
+struct SnapshotProgress {
+  std::string resource;  // "nodes", "pods", ...
+  size_t items = 0;      // of this resource so far
+  bool done = false;     // true once per resource, after its last page
+};
+using SnapshotProgressCallback = std::function<void(const SnapshotProgress&)>;
+
+Result<nlohmann::json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& progress = nullptr,
+                                     int64_t page_size = 500);
+
+// The snapshot as text, formatted as kubectl formats it.
+std::string FormatSnapshot(const nlohmann::json& snapshot);
+
+struct SnapshotOptions {
+  std::string kubeconfig;  // --kubeconfig, "" = KUBECONFIG / ~/.kube/config / in-cluster
+  std::string context;     // --context
+  std::string output;      // -o FILE; "" or "-" = stdout
+  bool verbose = false;    // one progress line per resource on stderr
+  int64_t page_size = 500;
+  // Environment used to find the kubeconfig; nullopt = the process environment.
+  std::optional<LoadOptions> environment;
+  ClientOptions client;
+};
+
+// Loads the configuration and connects (used by `snapshot` and by `plan`
+// reading the cluster directly).
+Result<std::unique_ptr<KubeClient>> ConnectWithOptions(const SnapshotOptions& options);
+
+// `kubeon-gpu snapshot`: returns 0, or 1 after one line "kubeon-gpu snapshot: <error>" on `err`.
+int RunSnapshotCommand(const SnapshotOptions& options, std::ostream& out, std::ostream& err);
+
+// Writes `contents` to `path` atomically (temp file + fsync + rename); on
+// failure the target is untouched and no temporary file remains.
+Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+}  // namespace kubeon::kube

@@ -1,0 +1,36 @@
+# Kubernetes API client (issue 4): kubeconfig loading, libcurl transport,
+# KubeClient, cluster snapshot.
+#
+# Test-only dependencies are linked at the end of the top-level directory
+# (cmake_language(DEFER)), once the test, tool and bench targets exist, so the
+# production library does not carry them: the tests that run an in-process
+# HTTPS server use cpp-httplib (Debian builds it as a library, with OpenSSL)
+# and OpenSSL; kube_sim_test and bench/snapshot_bench run the kube-sim
+# executable (KUBE_SIM_BINARY) when tools/kube-sim is part of the build.
+find_package(CURL REQUIRED)
+set(AREA_SOURCES kubeconfig.cc curl_transport.cc client.cc snapshot.cc)
+set(AREA_DEPS kubeon_model nlohmann_json::nlohmann_json yaml-cpp CURL::libcurl Threads::Threads)
+set(AREA_TESTS kubeconfig_test.cc curl_transport_test.cc client_test.cc snapshot_test.cc kube_sim_test.cc)
+
+if(KUBEON_TESTS)
+  find_package(OpenSSL REQUIRED)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(KUBEON_KUBE_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+endif()
+
+function(kubeon_kube_link_extras)
+  foreach(t curl_transport_test client_test snapshot_test)
+    if(TARGET ${t})
+      target_link_libraries(${t} PRIVATE PkgConfig::KUBEON_KUBE_HTTPLIB OpenSSL::SSL OpenSSL::Crypto)
+    endif()
+  endforeach()
+  if(TARGET kube-sim)
+    foreach(t kube_sim_test snapshot_bench)
+      if(TARGET ${t})
+        add_dependencies(${t} kube-sim)
+        target_compile_definitions(${t} PRIVATE KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
+      endif()
+    endforeach()
+  endif()
+endfunction()
+cmake_language(DEFER CALL kubeon_kube_link_extras)

@@ -1,0 +1,52 @@
+// ComputeHistogram: a fixed-size histogram of compute-utilisation ratios.
+//
+// Contract:
+//   * Values are ratios in [0, 1] (DCGM_FI_PROF_GR_ENGINE_ACTIVE, or
+//     DCGM_FI_DEV_GPU_UTIL / 100).  Values above 1 are clamped to 1 (DCGM
+//     reports 1.0000001 now and then).  Negative values and NaN are the
+//     reader's job to reject; Add() REQUIRES 0 <= ratio.
+//   * kBins equal-width bins: bin i holds [i/kBins, (i+1)/kBins), the last bin
+//     also holds 1.0.  The exact maximum and the sample count are kept beside
+//     the bins.
+//   * Quantile(q) is conservative: it returns the UPPER edge of the bin that
+//     holds the sample of rank ceil(q * count) (1-based, at least 1), capped at
+//     the exact maximum.  So for the exact q-quantile x of the samples added,
+//     x <= Quantile(q) <= x + 1/kBins.
+//   * Memory is constant: the bins are allocated on the first Add() or Merge()
+//     of a non-empty histogram (kBins * 8 bytes) and never grow; an unused
+//     histogram costs only the empty vector.
+//   * Merge() of two histograms equals adding both sample sets to one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kubeon::metrics {
+
+class ComputeHistogram {
+ public:
+  static constexpr int kBins = 400;
+  static constexpr double kBinWidth = 1.0 / kBins;
+
+  // REQUIRES: ratio >= 0 (NaN is not allowed).
+  void Add(double ratio);
+  void Merge(const ComputeHistogram& other);
+  // REQUIRES: 0 <= q <= 1.  Returns 0 when count() == 0.
+  double Quantile(double q) const;
+  // Exact maximum of the (clamped) samples; 0 when count() == 0.
+  double max() const { return max_; }
+  uint64_t count() const { return count_; }
+  // Bytes held by this histogram, bins included (for memory tests).
+  size_t MemoryBytes() const;
+
+  // Index of the bin holding ratio (clamped to [0, 1]).
+  static int BinOf(double ratio);
+
+ private:
+  std::vector<uint64_t> bins_;  // empty, or exactly kBins entries
+  uint64_t count_ = 0;
+  double max_ = 0;
+};
+
+}  // namespace kubeon::metrics

@@ -1,0 +1,246 @@
+// See history.h for the contract.
+#include "metrics/history.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "metrics/csv_reader.h"
+#include "metrics/openmetrics_reader.h"
+#include "metrics/sample_parse.h"
+
+namespace kubeon::metrics {
+namespace {
+
+constexpr size_t kReadBuffer = 1 << 20;
+
+enum class Format { kUnknown, kOpenMetrics, kCsv };
+
+bool IsMetricStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+bool IsMetricChar(char c) { return IsMetricStart(c) || (c >= '0' && c <= '9'); }
+
+// Decides from the first non-blank line of `head` (the start of the file).
+Format FormatFromContent(std::string_view head) {
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+  while (!head.empty()) {
+    size_t nl = head.find('\n');
+    std::string_view line = head.substr(0, nl);
+    head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = internal::TrimBlanks(line);
+    if (line.empty()) continue;
+    if (line[0] == '#') return Format::kOpenMetrics;
+    size_t i = 0;
+    if (IsMetricStart(line[0])) {
+      while (i < line.size() && IsMetricChar(line[i])) ++i;
+      if (i < line.size() && (line[i] == '{' || line[i] == ' ' || line[i] == '\t')) {
+        return Format::kOpenMetrics;
+      }
+    }
+    // A CSV header naming a `timestamp` column (possibly quoted).
+    if (line.find(',') == std::string_view::npos) return Format::kUnknown;
+    size_t start = 0;
+    while (true) {
+      size_t comma = line.find(',', start);
+      size_t len = comma == std::string_view::npos ? std::string_view::npos : comma - start;
+      std::string_view cell = internal::TrimBlanks(line.substr(start, len));
+      if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"') {
+        cell = cell.substr(1, cell.size() - 2);
+      }
+      if (cell == "timestamp") return Format::kCsv;
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+    return Format::kUnknown;
+  }
+  return Format::kUnknown;
+}
+
+Format FormatFromExtension(const std::string& path) {
+  size_t dot = path.rfind('.');
+  size_t slash = path.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    return Format::kUnknown;
+  }
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == "csv") return Format::kCsv;
+  if (ext == "om" || ext == "txt" || ext == "prom" || ext == "openmetrics") {
+    return Format::kOpenMetrics;
+  }
+  return Format::kUnknown;
+}
+
+// Reads up to buf.size() bytes (fewer only at end of file).
+ssize_t ReadFull(int fd, std::vector<char>& buf) {
+  size_t got = 0;
+  while (got < buf.size()) {
+    ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(got);
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+template <typename Reader>
+Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t first,
+                       const std::string& path) {
+  size_t n = first;
+  while (n > 0) {
+    reader.Feed(std::string_view(buf.data(), n));
+    if (n < buf.size()) break;  // short read: end of file
+    ssize_t got = ReadFull(fd, buf);
+    if (got < 0) return Status::Error(path + ": read error: " + std::strerror(errno));
+    n = static_cast<size_t>(got);
+  }
+  return reader.Finish();
+}
+
+void MergePod(PodUsage& dst, PodUsage&& src) {
+  dst.peak_memory_mib = std::max(dst.peak_memory_mib, src.peak_memory_mib);
+  dst.compute.Merge(src.compute);
+  dst.gpu_util.Merge(src.gpu_util);
+  if (src.samples > 0) {
+    if (dst.samples == 0) {
+      dst.first_ts_ms = src.first_ts_ms;
+      dst.last_ts_ms = src.last_ts_ms;
+    } else {
+      dst.first_ts_ms = std::min(dst.first_ts_ms, src.first_ts_ms);
+      dst.last_ts_ms = std::max(dst.last_ts_ms, src.last_ts_ms);
+    }
+    dst.hostname = std::move(src.hostname);
+    dst.gpu_uuid = std::move(src.gpu_uuid);
+    dst.model_name = std::move(src.model_name);
+    dst.mig_profile = std::move(src.mig_profile);
+    dst.container = std::move(src.container);
+  }
+  dst.samples += src.samples;
+  dst.bad_samples += src.bad_samples;
+  dst.gpus.merge(src.gpus);
+}
+
+}  // namespace
+
+Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& options) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return Status::Error(path + ": cannot open: " + std::strerror(errno));
+  ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::vector<char> buf(kReadBuffer);
+  ssize_t first = ReadFull(fd.get(), buf);
+  if (first < 0) return Status::Error(path + ": read error: " + std::strerror(errno));
+  Format format = FormatFromContent(std::string_view(buf.data(), static_cast<size_t>(first)));
+  if (format == Format::kUnknown) format = FormatFromExtension(path);
+  switch (format) {
+    case Format::kOpenMetrics:
+      return Stream(OpenMetricsReader(options, path), fd.get(), buf,
+                    static_cast<size_t>(first), path);
+    case Format::kCsv:
+      return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path);
+    case Format::kUnknown:
+      break;
+  }
+  return Status::Error(path + (first == 0 ? ": empty file" : ": unknown format") +
+                       " (expected OpenMetrics text or CSV with a timestamp column; "
+                       "name the file .om or .csv)");
+}
+
+void MergeInto(History& dst, History&& src) {
+  for (auto& [key, usage] : src.pods) {
+    auto it = dst.pods.find(key);
+    if (it == dst.pods.end()) {
+      dst.pods.emplace(key, std::move(usage));
+    } else {
+      MergePod(it->second, std::move(usage));
+    }
+  }
+  IngestStats& d = dst.stats;
+  IngestStats& s = src.stats;
+  d.lines += s.lines;
+  d.data_lines += s.data_lines;
+  d.samples += s.samples;
+  d.bad_lines += s.bad_lines;
+  d.ignored_metric_lines += s.ignored_metric_lines;
+  d.unattributed_lines += s.unattributed_lines;
+  bool prefix = !src.source.empty() && src.source != dst.source;
+  for (size_t i = 0; i < s.first_bad_line_numbers.size(); ++i) {
+    if (d.first_bad_line_numbers.size() >= kMaxBadExamples) break;
+    d.first_bad_line_numbers.push_back(s.first_bad_line_numbers[i]);
+    d.first_bad_reasons.push_back(prefix ? src.source + ": " + s.first_bad_reasons[i]
+                                         : std::move(s.first_bad_reasons[i]));
+  }
+  d.metrics_seen.merge(s.metrics_seen);
+  if (dst.source.empty()) {
+    dst.source = std::move(src.source);
+  } else if (!src.source.empty()) {
+    dst.source += ", " + src.source;
+  }
+}
+
+WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percentile) {
+  WorkloadUsage out;
+  bool any_gr = false;
+  bool any_util = false;
+  bool any_span = false;
+  int64_t first = 0, last = 0;
+  std::set<std::string> profiles;
+  for (const PodUsage* pod : pods) {
+    if (pod->peak_memory_mib >= 0) {
+      out.has_memory = true;
+      out.peak_memory_mib = std::max(out.peak_memory_mib, pod->peak_memory_mib);
+    }
+    any_gr |= pod->compute.count() > 0;
+    any_util |= pod->gpu_util.count() > 0;
+    if (pod->samples > 0) {
+      first = any_span ? std::min(first, pod->first_ts_ms) : pod->first_ts_ms;
+      last = any_span ? std::max(last, pod->last_ts_ms) : pod->last_ts_ms;
+      any_span = true;
+    }
+    out.samples += pod->samples;
+    out.bad_samples += pod->bad_samples;
+    if (!pod->mig_profile.empty()) profiles.insert(pod->mig_profile);
+  }
+  if (any_gr || any_util) {
+    ComputeHistogram merged;
+    for (const PodUsage* pod : pods) merged.Merge(any_gr ? pod->compute : pod->gpu_util);
+    out.has_compute = true;
+    out.peak_compute = merged.Quantile(percentile);
+    out.compute_metric = any_gr ? kGrEngineActiveMetric : kGpuUtilMetric;
+  }
+  if (any_span) out.history_hours = static_cast<double>(last - first) / 3.6e6;
+  for (const std::string& p : profiles) {
+    if (!out.mig_profile.empty()) out.mig_profile += ",";
+    out.mig_profile += p;
+  }
+  return out;
+}
+
+}  // namespace kubeon::metrics

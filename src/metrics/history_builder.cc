@@ -1,0 +1,278 @@
+// See history_builder.h for the contract.
+#include "metrics/history_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace kubeon::metrics::internal {
+namespace {
+
+constexpr size_t kMaxDetail = 60;
+
+std::string Quote(std::string_view text) {
+  std::string out = "\"";
+  size_t n = std::min(text.size(), kMaxDetail);
+  for (size_t i = 0; i < n; ++i) {
+    char c = text[i];
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += '?';
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() > kMaxDetail) out += "...";
+  out += '"';
+  return out;
+}
+
+void AssignIfDifferent(std::string& dst, const std::string& src) {
+  if (dst != src) dst = src;
+}
+
+}  // namespace
+
+std::string_view* SeriesLabels::Field(std::string_view name) {
+  switch (name.size()) {
+    case 3:
+      if (name == "pod") return &pod;
+      if (name == "gpu") return &gpu;
+      break;
+    case 4:
+      if (name == "UUID") return &uuid;
+      break;
+    case 8:
+      if (name == "hostname" || name == "Hostname") return &hostname;
+      if (name == "GPU_I_ID") return &mig_instance;
+      break;
+    case 9:
+      if (name == "namespace") return &namespace_;
+      if (name == "container") return &container;
+      if (name == "modelName") return &model_name;
+      break;
+    case 12:
+      if (name == "exported_pod") return &exported_pod;
+      break;
+    case 13:
+      if (name == "GPU_I_PROFILE") return &mig_profile;
+      break;
+    case 18:
+      if (name == "exported_namespace") return &exported_namespace;
+      if (name == "exported_container") return &exported_container;
+      break;
+    default:
+      break;
+  }
+  return nullptr;
+}
+
+HistoryBuilder::HistoryBuilder(const IngestOptions& options, std::string source)
+    : options_(options), source_(std::move(source)) {}
+
+void HistoryBuilder::SetLast(Series* s, std::string_view key) {
+  if (last_series_ != nullptr && last_series_ != s && last_series_->cached && s->cached) {
+    last_series_->successor = s;
+  }
+  last_series_ = s;
+  last_key_ = key;
+}
+
+namespace {
+bool KeyThenTerminator(std::string_view text, std::string_view key, char terminator) {
+  size_t n = key.size();
+  return text.size() > n && text[n] == terminator && text.substr(0, n) == key;
+}
+}  // namespace
+
+const Series* HistoryBuilder::MatchPredicted(std::string_view text, char terminator,
+                                             size_t* key_size) {
+  if (last_series_ == nullptr) return nullptr;
+  if (KeyThenTerminator(text, last_key_, terminator)) {
+    *key_size = last_key_.size();
+    return last_series_;
+  }
+  Series* next = last_series_->successor;
+  if (next != nullptr && KeyThenTerminator(text, next->key, terminator)) {
+    SetLast(next, next->key);
+    *key_size = next->key.size();
+    return next;
+  }
+  return nullptr;
+}
+
+const Series* HistoryBuilder::Find(std::string_view key) {
+  if (last_series_ != nullptr) {
+    if (key == last_key_) return last_series_;
+    Series* next = last_series_->successor;
+    if (next != nullptr && key == next->key) {
+      SetLast(next, next->key);
+      return next;
+    }
+  }
+  auto it = series_.find(key);
+  if (it == series_.end()) return nullptr;
+  SetLast(&it->second, it->first);
+  return last_series_;
+}
+
+bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char** error) {
+  std::string_view ns = labels.namespace_;
+  std::string_view pod = labels.pod;
+  std::string_view container = labels.container;
+  if (!labels.exported_pod.empty()) {
+    ns = labels.exported_namespace;
+    pod = labels.exported_pod;
+    container = labels.exported_container;
+    if (ns.empty()) {
+      *error = "label exported_pod without exported_namespace";
+      return false;
+    }
+  } else if (!pod.empty() && ns.empty()) {
+    *error = "label pod without namespace";
+    return false;
+  }
+  out->id = next_series_id_++;
+  out->hostname.assign(labels.hostname);
+  out->uuid.assign(labels.uuid);
+  out->model_name.assign(labels.model_name);
+  out->mig_profile.assign(labels.mig_profile);
+  out->container.assign(container);
+  out->device.clear();
+  if (!labels.uuid.empty()) {
+    out->device.assign(labels.uuid);
+  } else if (!labels.hostname.empty() || !labels.gpu.empty()) {
+    out->device.assign(labels.hostname).append("/").append(labels.gpu);
+  }
+  if (!out->device.empty() && !labels.mig_instance.empty()) {
+    out->device.append("/GI").append(labels.mig_instance);
+  }
+  out->pod = -1;
+  if (pod.empty()) return true;
+  PodKey key{std::string(ns), std::string(pod)};
+  auto [it, inserted] = slot_of_.try_emplace(std::move(key), static_cast<int32_t>(slots_.size()));
+  if (inserted) slots_.emplace_back();
+  out->pod = it->second;
+  return true;
+}
+
+const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labels,
+                                  const char** error) {
+  if (series_.size() < options_.max_cached_series) {
+    Series series;
+    if (!Resolve(labels, &series, error)) return nullptr;
+    auto [it, inserted] = series_.try_emplace(std::string(key), std::move(series));
+    it->second.cached = true;
+    it->second.key = it->first;
+    SetLast(&it->second, it->first);
+    return last_series_;
+  }
+  if (!Resolve(labels, &uncached_, error)) return nullptr;
+  uncached_key_.assign(key);
+  SetLast(&uncached_, uncached_key_);
+  return last_series_;
+}
+
+void HistoryBuilder::ApplySeries(Slot& slot, const Series& series) {
+  slot.last_series = series.id;
+  PodUsage& u = slot.usage;
+  AssignIfDifferent(u.hostname, series.hostname);
+  AssignIfDifferent(u.gpu_uuid, series.uuid);
+  AssignIfDifferent(u.model_name, series.model_name);
+  AssignIfDifferent(u.mig_profile, series.mig_profile);
+  AssignIfDifferent(u.container, series.container);
+  if (!series.device.empty()) u.gpus.insert(series.device);
+}
+
+void HistoryBuilder::Accept(const Series& series, Metric metric, double value, int64_t ts_ms) {
+  Slot& slot = slots_[series.pod];
+  if (slot.last_series != series.id) ApplySeries(slot, series);
+  PodUsage& u = slot.usage;
+  switch (metric) {
+    case Metric::kFbUsed: {
+      int64_t mib = static_cast<int64_t>(std::ceil(value));
+      if (mib > u.peak_memory_mib) u.peak_memory_mib = mib;
+      break;
+    }
+    case Metric::kGrEngineActive:
+      u.compute.Add(value);
+      break;
+    case Metric::kGpuUtil:
+      u.gpu_util.Add(value / 100.0);
+      break;
+    case Metric::kOther:
+      return;  // excluded by the REQUIRES clause
+  }
+  if (u.samples == 0) {
+    u.first_ts_ms = ts_ms;
+    u.last_ts_ms = ts_ms;
+  } else {
+    if (ts_ms < u.first_ts_ms) u.first_ts_ms = ts_ms;
+    if (ts_ms > u.last_ts_ms) u.last_ts_ms = ts_ms;
+  }
+  ++u.samples;
+  ++stats_.samples;
+}
+
+void HistoryBuilder::SeenMetric(std::string_view metric_name) {
+  if (metric_name == last_metric_seen_) return;
+  last_metric_seen_.assign(metric_name);
+  stats_.metrics_seen.insert(last_metric_seen_);
+}
+
+void HistoryBuilder::Ignored(std::string_view metric_name) {
+  ++stats_.ignored_metric_lines;
+  SeenMetric(metric_name);
+}
+
+void HistoryBuilder::BadLine(uint64_t line, std::string_view reason, std::string_view detail,
+                             std::string_view column) {
+  ++stats_.bad_lines;
+  if (stats_.first_bad_line_numbers.size() >= kMaxBadExamples) return;
+  std::string text;
+  if (!column.empty()) text.append("column ").append(column).append(": ");
+  text.append(reason);
+  if (!detail.empty()) text += ": " + Quote(detail);
+  stats_.first_bad_line_numbers.push_back(line);
+  stats_.first_bad_reasons.push_back(std::move(text));
+}
+
+void HistoryBuilder::BadSample(const Series* series) {
+  if (series != nullptr && series->pod >= 0) ++slots_[series->pod].usage.bad_samples;
+}
+
+Result<History> HistoryBuilder::Finish() {
+  if (stats_.data_lines == 0) {
+    return Status::Error(source_ + ": no samples (" + std::to_string(stats_.lines) +
+                         " lines, none with data)");
+  }
+  double bad_fraction =
+      static_cast<double>(stats_.bad_lines) / static_cast<double>(stats_.data_lines);
+  if (bad_fraction > options_.max_bad_fraction) {
+    std::string msg = source_ + ": " + std::to_string(stats_.bad_lines) + " of " +
+                      std::to_string(stats_.data_lines) + " data lines are bad (more than " +
+                      std::to_string(static_cast<int>(std::lround(options_.max_bad_fraction * 100))) +
+                      "% allowed); first:";
+    for (size_t i = 0; i < stats_.first_bad_line_numbers.size(); ++i) {
+      msg += (i == 0 ? " " : "; ") + source_ + ":" +
+             std::to_string(stats_.first_bad_line_numbers[i]) + ": " + stats_.first_bad_reasons[i];
+    }
+    return Status::Error(msg);
+  }
+  History history;
+  history.source = source_;
+  history.stats = std::move(stats_);
+  for (auto& [key, slot] : slot_of_) {
+    history.pods.emplace(key, std::move(slots_[slot].usage));
+  }
+  slots_.clear();
+  slot_of_.clear();
+  last_series_ = nullptr;
+  last_key_ = {};
+  series_.clear();
+  return history;
+}
+
+}  // namespace kubeon::metrics::internal

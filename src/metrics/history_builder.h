@@ -1,0 +1,139 @@
+// HistoryBuilder: the part of a history reader that does not depend on the
+// text format — series interning, sample accounting and the final verdict.
+//
+// Contract:
+//   * A reader hands over, per line, a series identity key (raw text that is
+//     equal for equal label sets: the OpenMetrics label block, or the CSV
+//     label cells joined) and, on a miss, the parsed labels.  Find() checks
+//     the series of the previous line first (files written series by series
+//     repeat it), then that series' successor the last time (files written
+//     time by time repeat one order of series), then a hash map; all are
+//     lookups by view, so a hit allocates nothing.
+//   * Memory depends on the number of distinct series and pods, never on the
+//     number of samples: at most IngestOptions::max_cached_series series are
+//     cached; past that, series are resolved again on every line (slower,
+//     same result).
+//   * Accept() REQUIRES a value that CheckSampleValue() accepted and a
+//     series with a pod.  "Last seen" labels of a pod are those of the series
+//     of its latest accepted sample.
+//   * Finish() fails when there are no data lines, or when more than
+//     max_bad_fraction of the data lines are bad; the message names the
+//     source, the counts and the first bad lines with their reasons.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "metrics/history.h"
+#include "metrics/sample_parse.h"
+#include "model/status.h"
+
+namespace kubeon::metrics::internal {
+
+// Label values of one series, unescaped; an empty view means absent.
+struct SeriesLabels {
+  std::string_view namespace_, pod, container;
+  std::string_view exported_namespace, exported_pod, exported_container;
+  std::string_view hostname;  // `hostname` or the older `Hostname`
+  std::string_view gpu, uuid, model_name, mig_profile, mig_instance;
+
+  // The field that stores label `name`, or nullptr for labels not used.
+  std::string_view* Field(std::string_view name);
+};
+
+struct Series {
+  int32_t pod = -1;  // pod slot, -1 = no pod (idle GPU)
+  uint32_t id = 0;   // unique per resolution
+  std::string hostname, uuid, model_name, mig_profile, container, device;
+  // Cached series only: the cache's key, and the series that followed this
+  // one last time (files written time by time repeat one order of series).
+  bool cached = false;
+  std::string_view key;
+  Series* successor = nullptr;
+};
+
+class HistoryBuilder {
+ public:
+  HistoryBuilder(const IngestOptions& options, std::string source);
+
+  // The cached series for key, or nullptr.  Checks the previous line's
+  // series and its usual successor before the hash map.
+  const Series* Find(std::string_view key);
+  // The series predicted for this line (the previous line's, or its usual
+  // successor) when `text` starts with that series' key followed by
+  // `terminator` (e.g. the rest of an OpenMetrics line after '{', the key
+  // ending at '}'); else nullptr.  *key_size is the matched key's size.
+  // Saves finding the end of the key and hashing it.
+  const Series* MatchPredicted(std::string_view text, char terminator, size_t* key_size);
+  // Resolves labels into a series (cached under key when there is room).
+  // Returns nullptr and sets *error when the labels cannot name a pod
+  // consistently (e.g. a pod without its namespace).
+  const Series* Add(std::string_view key, const SeriesLabels& labels, const char** error);
+
+  // Records an accepted sample.  REQUIRES: series.pod >= 0, metric != kOther,
+  // CheckSampleValue(metric, value) == nullptr.
+  void Accept(const Series& series, Metric metric, double value, int64_t ts_ms);
+  // A sample of a used metric on a series without a pod.
+  void Unattributed() { ++stats_.unattributed_lines; }
+  // A sample of a metric that is not used.
+  void Ignored(std::string_view metric_name);
+  // A used metric name was seen (for IngestStats::metrics_seen).
+  void SeenMetric(std::string_view metric_name);
+  // Counts a bad line and keeps the first kMaxBadExamples reasons.  `detail`
+  // (e.g. the offending text) is quoted after the reason, shortened; a
+  // non-empty `column` (CSV) is named before it.
+  void BadLine(uint64_t line, std::string_view reason, std::string_view detail = {},
+               std::string_view column = {});
+  // A sample that named `series`' pod but could not be used.
+  void BadSample(const Series* series);
+  void Line() { ++stats_.lines; }
+  void DataLine() { ++stats_.data_lines; }
+
+  const IngestStats& stats() const { return stats_; }
+  const std::string& source() const { return source_; }
+
+  // REQUIRES: called once.
+  Result<History> Finish();
+
+ private:
+  struct Slot {
+    PodUsage usage;
+    uint32_t last_series = UINT32_MAX;
+  };
+  struct ViewHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
+  };
+  struct ViewEq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+
+  bool Resolve(const SeriesLabels& labels, Series* out, const char** error);
+  // Makes s the previous line's series, linking it as the successor of the
+  // one before when both are cached.
+  void SetLast(Series* s, std::string_view key);
+  void ApplySeries(Slot& slot, const Series& series);
+
+  IngestOptions options_;
+  std::string source_;
+  IngestStats stats_;
+  std::vector<Slot> slots_;
+  std::map<PodKey, int32_t> slot_of_;
+  std::unordered_map<std::string, Series, ViewHash, ViewEq> series_;
+  // Key of the previous line's series: a view of the map's own key, or of
+  // uncached_key_ when the series is not cached.
+  std::string_view last_key_;
+  std::string uncached_key_;
+  Series* last_series_ = nullptr;
+  Series uncached_;  // used when the cache is full
+  uint32_t next_series_id_ = 0;
+  std::string last_metric_seen_;
+};
+
+}  // namespace kubeon::metrics::internal

@@ -1,0 +1,233 @@
+#include "metrics/history.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "metrics/history_testutil.h"
+#include "metrics/synthetic_history.h"
+
+namespace kubeon::metrics {
+namespace {
+
+using testing::Describe;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/kubeon-metrics-test-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string Write(const std::string& name, const std::string& content) const {
+    std::string p = path_ + "/" + name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+
+ private:
+  std::string path_;
+};
+
+PodUsage UsageWithCompute(const std::vector<double>& gr, const std::vector<double>& util) {
+  PodUsage u;
+  for (double x : gr) u.compute.Add(x);
+  for (double x : util) u.gpu_util.Add(x);
+  u.samples = gr.size() + util.size();
+  return u;
+}
+
+TEST(AggregateTest, PercentileWithinOneBinOfExactSortOverPods) {
+  std::mt19937_64 rng(11);
+  std::lognormal_distribution<double> dist(-1.5, 0.6);
+  for (int trial = 0; trial < 10; ++trial) {
+    std::vector<PodUsage> pods(1 + trial % 4);
+    std::vector<double> all;
+    for (PodUsage& p : pods) {
+      int n = 50 + static_cast<int>(rng() % 3000);
+      for (int i = 0; i < n; ++i) {
+        double x = std::min(1.0, dist(rng));
+        p.compute.Add(x);
+        all.push_back(x);
+      }
+      p.samples = n;
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<const PodUsage*> ptrs;
+    for (const PodUsage& p : pods) ptrs.push_back(&p);
+    // 0.99 = 99/100: exact rank ceil(99 n / 100), computed in integers.
+    uint64_t rank = (99 * all.size() + 99) / 100;
+    double exact = all[rank - 1];
+    WorkloadUsage w = Aggregate(ptrs, 0.99);
+    EXPECT_TRUE(w.has_compute);
+    EXPECT_EQ(w.compute_metric, kGrEngineActiveMetric);
+    EXPECT_GE(w.peak_compute, exact);
+    EXPECT_LE(w.peak_compute, exact + ComputeHistogram::kBinWidth + 1e-12);
+    EXPECT_EQ(w.samples, all.size());
+  }
+}
+
+TEST(AggregateTest, GpuUtilIsTheFallbackOnlyWhenNoPodHasGrEngineActive) {
+  PodUsage util_only = UsageWithCompute({}, {0.3, 0.8});
+  PodUsage util_only2 = UsageWithCompute({}, {0.6});
+  WorkloadUsage w = Aggregate({&util_only, &util_only2}, 1.0);
+  EXPECT_TRUE(w.has_compute);
+  EXPECT_EQ(w.compute_metric, kGpuUtilMetric);
+  EXPECT_DOUBLE_EQ(w.peak_compute, 0.8);
+
+  PodUsage gr = UsageWithCompute({0.2}, {0.9});
+  w = Aggregate({&util_only, &gr}, 1.0);
+  EXPECT_EQ(w.compute_metric, kGrEngineActiveMetric);
+  EXPECT_DOUBLE_EQ(w.peak_compute, 0.2);
+
+  PodUsage none;
+  none.peak_memory_mib = 100;
+  w = Aggregate({&none}, 0.99);
+  EXPECT_FALSE(w.has_compute);
+  EXPECT_EQ(w.compute_metric, "");
+  EXPECT_TRUE(w.has_memory);
+}
+
+TEST(AggregateTest, MemorySpanCountsAndMigProfile) {
+  PodUsage a, b, c;
+  a.peak_memory_mib = 4000;
+  a.first_ts_ms = 1000;
+  a.last_ts_ms = 3600000 + 1000;
+  a.samples = 10;
+  a.bad_samples = 1;
+  a.mig_profile = "1g.5gb";
+  b.peak_memory_mib = 9000;
+  b.first_ts_ms = 1800000;
+  b.last_ts_ms = 3 * 3600000;
+  b.samples = 5;
+  b.mig_profile = "1g.5gb";
+  c.bad_samples = 4;  // only bad samples: no span, no memory
+  WorkloadUsage w = Aggregate({&a, &b, &c}, 0.99);
+  EXPECT_TRUE(w.has_memory);
+  EXPECT_EQ(w.peak_memory_mib, 9000);
+  EXPECT_DOUBLE_EQ(w.history_hours, (3 * 3600000 - 1000) / 3.6e6);
+  EXPECT_EQ(w.samples, 15u);
+  EXPECT_EQ(w.bad_samples, 5u);
+  EXPECT_EQ(w.mig_profile, "1g.5gb");
+  b.mig_profile = "2g.10gb";
+  EXPECT_EQ(Aggregate({&a, &b}, 0.99).mig_profile, "1g.5gb,2g.10gb");
+  WorkloadUsage empty = Aggregate({&c}, 0.99);
+  EXPECT_FALSE(empty.has_memory);
+  EXPECT_EQ(empty.peak_memory_mib, -1);
+  EXPECT_EQ(empty.history_hours, 0);
+}
+
+TEST(MergeIntoTest, MergingFilesEqualsReadingThemAsOne) {
+  SyntheticOptions o;
+  o.series = 50;
+  o.samples_per_series = 40;
+  std::string text = *SyntheticHistoryText(o);
+  // Split after a sample line in the middle: two files with the same pods.
+  size_t cut = text.find('\n', text.size() / 2) + 1;
+  std::string first = text.substr(0, cut), second = text.substr(cut);
+  auto whole = testing::ReadOm(text);
+  auto a = testing::ReadText<OpenMetricsReader>(first, 0, IngestOptions(), "a.om");
+  auto b = testing::ReadText<OpenMetricsReader>(second, 0, IngestOptions(), "b.om");
+  ASSERT_TRUE(whole.ok() && a.ok() && b.ok());
+  History merged = std::move(*a);
+  MergeInto(merged, std::move(*b));
+  EXPECT_EQ(testing::DescribePods(merged), testing::DescribePods(*whole));
+  EXPECT_EQ(merged.stats.samples, whole->stats.samples);
+  EXPECT_EQ(merged.source, "a.om, b.om");
+}
+
+TEST(MergeIntoTest, BadExamplesKeepTheirFile) {
+  auto a = testing::ReadText<OpenMetricsReader>(
+      "DCGM_FI_DEV_FB_USED{namespace=\"n\",pod=\"p\"} 5 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"n\",pod=\"p\"} 6 1793527260\n",
+      0, IngestOptions(), "a.om");
+  auto b = testing::ReadText<OpenMetricsReader>(
+      "DCGM_FI_DEV_FB_USED{namespace=\"n\",pod=\"p\"} 9 1793527000\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"n\",pod=\"p\"} x 1793527000\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"n\",pod=\"q\"} 1 1793527000\n",
+      0, IngestOptions(), "b.om");
+  ASSERT_TRUE(a.ok() && b.ok());
+  History h = std::move(*a);
+  MergeInto(h, std::move(*b));
+  ASSERT_EQ(h.pods.size(), 2u);
+  const PodUsage& p = h.pods.at(PodKey{"n", "p"});
+  EXPECT_EQ(p.peak_memory_mib, 9);
+  EXPECT_EQ(p.first_ts_ms, 1793527000000);
+  EXPECT_EQ(p.last_ts_ms, 1793527260000);
+  EXPECT_EQ(p.samples, 3u);
+  EXPECT_EQ(p.bad_samples, 1u);
+  EXPECT_EQ(h.stats.first_bad_line_numbers, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(h.stats.first_bad_reasons[0], "b.om: value is not a number: \"x\"");
+}
+
+TEST(ReadHistoryFileTest, PicksTheFormatByContentThenExtension) {
+  TempDir dir;
+  SyntheticOptions o;
+  o.series = 30;
+  o.samples_per_series = 10;
+  std::string om = *SyntheticHistoryText(o);
+  o.format = SyntheticOptions::Format::kCsv;
+  std::string csv = *SyntheticHistoryText(o);
+  auto want = testing::ReadOm(om);
+  ASSERT_TRUE(want.ok());
+  std::string want_pods = testing::DescribePods(*want);
+  // Content decides, whatever the name.
+  for (const auto& [name, content] :
+       std::vector<std::pair<std::string, std::string>>{{"h.om", om},
+                                                        {"h.dat", om},
+                                                        {"h.csv.bak", csv},
+                                                        {"h.txt", csv},
+                                                        {"no-comment.prom", om.substr(om.find("\nDCGM") + 1)}}) {
+    auto h = ReadHistoryFile(dir.Write(name, content), IngestOptions());
+    ASSERT_TRUE(h.ok()) << name << ": " << h.status().message();
+    EXPECT_EQ(testing::DescribePods(*h), want_pods) << name;
+    EXPECT_EQ(h->source, dir.Write(name, content));
+  }
+  // Undecidable content: the extension decides (and the reader reports).
+  auto empty_om = ReadHistoryFile(dir.Write("empty.om", ""), IngestOptions());
+  ASSERT_FALSE(empty_om.ok());
+  EXPECT_NE(empty_om.status().message().find("empty.om: no samples"), std::string::npos);
+  auto empty_csv = ReadHistoryFile(dir.Write("empty.csv", "\n"), IngestOptions());
+  ASSERT_FALSE(empty_csv.ok());
+  EXPECT_NE(empty_csv.status().message().find("empty.csv: empty CSV"), std::string::npos);
+  auto unknown = ReadHistoryFile(dir.Write("x.dat", "hello\n"), IngestOptions());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("x.dat: unknown format"), std::string::npos);
+  auto garbage_om = ReadHistoryFile(dir.Write("g.om", "hello\n{}\n{}\n"), IngestOptions());
+  ASSERT_FALSE(garbage_om.ok());
+  EXPECT_NE(garbage_om.status().message().find("g.om:2: line does not start with a metric name"),
+            std::string::npos)
+      << garbage_om.status().message();
+}
+
+TEST(ReadHistoryFileTest, MissingFileIsNamed) {
+  auto h = ReadHistoryFile("/nonexistent/dir/h.om", IngestOptions());
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.status().message().rfind("/nonexistent/dir/h.om: cannot open: ", 0), 0u);
+}
+
+TEST(ReadHistoryFileTest, FilesLargerThanTheBufferStream) {
+  TempDir dir;
+  SyntheticOptions o;
+  o.series = 97;
+  o.samples_per_series = 70;  // about 2.5 MiB: three buffer fills
+  o.order = SyntheticOptions::Order::kTime;
+  std::string om = *SyntheticHistoryText(o);
+  ASSERT_GT(om.size(), 2u << 20);
+  auto want = testing::ReadText<OpenMetricsReader>(om, 0, IngestOptions(), "big.om");
+  auto h = ReadHistoryFile(dir.Write("big.om", om), IngestOptions());
+  ASSERT_TRUE(h.ok() && want.ok());
+  EXPECT_EQ(testing::DescribePods(*h), testing::DescribePods(*want));
+  EXPECT_EQ(testing::DescribeStats(h->stats), testing::DescribeStats(want->stats));
+  EXPECT_EQ(h->stats.samples, ExpectedCounts(o).samples);
+}
+
+}  // namespace
+}  // namespace kubeon::metrics

@@ -1,0 +1,287 @@
+// See openmetrics_reader.h for the contract.
+#include "metrics/openmetrics_reader.h"
+
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "metrics/byte_scan.h"
+#include "metrics/history_builder.h"
+#include "metrics/line_splitter.h"
+#include "metrics/sample_parse.h"
+
+namespace kubeon::metrics {
+namespace {
+
+using internal::Metric;
+using internal::Series;
+using internal::SeriesLabels;
+
+constexpr size_t kMaxLineBytes = 1 << 20;
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+struct CharTable {
+  bool metric[256] = {};  // [a-zA-Z0-9_:]
+  bool label[256] = {};   // [a-zA-Z0-9_]
+  constexpr CharTable() {
+    for (int c = 0; c < 256; ++c) {
+      bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      label[c] = alnum || c == '_';
+      metric[c] = label[c] || c == ':';
+    }
+  }
+};
+constexpr CharTable kChars;
+
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+size_t SkipBlanks(std::string_view s, size_t i) {
+  while (i < s.size() && IsBlank(s[i])) ++i;
+  return i;
+}
+
+size_t TokenEnd(std::string_view s, size_t i) {
+  while (i < s.size() && !IsBlank(s[i])) ++i;
+  return i;
+}
+
+// Position of the closing quote of a label value whose content starts at
+// `from`, honouring backslash escapes; npos when unterminated.
+size_t ClosingQuote(std::string_view s, size_t from) {
+  const char* base = s.data();
+  const char* end = base + s.size();
+  const char* p = base + from;
+  while (true) {
+    const char* q = internal::FindAny2(p, end, '"', '\\');
+    if (q == end) return std::string_view::npos;
+    if (*q == '"') return static_cast<size_t>(q - base);
+    p = q + 2;  // skip the escaped character
+    if (p > end) return std::string_view::npos;
+  }
+}
+
+// Position of the '}' closing a label set whose content starts at `from`;
+// npos when there is none outside quotes.
+size_t LabelSetEnd(std::string_view s, size_t from) {
+  const char* base = s.data();
+  const char* end = base + s.size();
+  const char* p = base + from;
+  while (true) {
+    const char* q = internal::FindAny2(p, end, '"', '}');
+    if (q == end) return std::string_view::npos;
+    if (*q == '}') return static_cast<size_t>(q - base);
+    size_t close = ClosingQuote(s, static_cast<size_t>(q + 1 - base));
+    if (close == std::string_view::npos) return close;
+    p = base + close + 1;
+  }
+}
+
+// OpenMetrics label value escapes: \\ \" \n; any other escaped character is
+// kept with its backslash, as Prometheus does.
+void Unescape(std::string_view raw, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c == '\\' && i + 1 < raw.size()) {
+      char n = raw[++i];
+      if (n == 'n') {
+        *out += '\n';
+      } else if (n == '\\' || n == '"') {
+        *out += n;
+      } else {
+        *out += '\\';
+        *out += n;
+      }
+    } else {
+      *out += c;
+    }
+  }
+}
+
+}  // namespace
+
+class OpenMetricsReader::Impl {
+ public:
+  Impl(const IngestOptions& options, std::string source)
+      : builder_(options, std::move(source)), lines_(kMaxLineBytes) {}
+
+  void Feed(std::string_view chunk) {
+    lines_.Feed(chunk, [this](std::string_view line, uint64_t number, bool too_long) {
+      Line(line, number, too_long);
+    });
+  }
+
+  Result<History> Finish() {
+    lines_.Finish([this](std::string_view line, uint64_t number, bool too_long) {
+      Line(line, number, too_long);
+    });
+    return builder_.Finish();
+  }
+
+ private:
+  void Line(std::string_view line, uint64_t number, bool too_long);
+  // Parses the label set (between the braces); on failure returns a reason.
+  const char* ParseLabels(std::string_view block, SeriesLabels* labels);
+
+  internal::HistoryBuilder builder_;
+  internal::LineSplitter lines_;
+  std::array<std::string, 16> unescaped_;  // storage for escaped label values of one line
+  bool eof_ = false;
+};
+
+const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesLabels* labels) {
+  size_t used = 0;
+  size_t i = 0;
+  const size_t n = block.size();
+  while (true) {
+    i = SkipBlanks(block, i);
+    if (i == n) return nullptr;
+    size_t name_start = i;
+    if (kChars.label[static_cast<unsigned char>(block[i])] && !(block[i] >= '0' && block[i] <= '9')) {
+      while (i < n && kChars.label[static_cast<unsigned char>(block[i])]) ++i;
+    }
+    if (i == name_start) return "invalid label name";
+    std::string_view name = block.substr(name_start, i - name_start);
+    i = SkipBlanks(block, i);
+    if (i == n || block[i] != '=') return "expected '=' after label name";
+    i = SkipBlanks(block, i + 1);
+    if (i == n || block[i] != '"') return "expected '\"' to open label value";
+    size_t close = ClosingQuote(block, i + 1);
+    if (close == std::string_view::npos) return "unterminated label value";
+    std::string_view raw = block.substr(i + 1, close - i - 1);
+    i = close + 1;
+    std::string_view* field = labels->Field(name);
+    if (field != nullptr) {
+      // A default-constructed view has a null data(); an assigned one never does.
+      if (field->data() != nullptr && field != &labels->hostname) return "duplicate label";
+      if (raw.find('\\') != std::string_view::npos && used < unescaped_.size()) {
+        Unescape(raw, &unescaped_[used]);
+        *field = unescaped_[used++];
+      } else {
+        *field = raw;
+      }
+      if (field->data() == nullptr) *field = std::string_view(block.data() + i, 0);
+    }
+    i = SkipBlanks(block, i);
+    if (i == n) return nullptr;
+    if (block[i] != ',') return "expected ',' or '}' after label value";
+    ++i;
+  }
+}
+
+void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool too_long) {
+  builder_.Line();
+  if (number == 1 && line.substr(0, kBom.size()) == kBom) line.remove_prefix(kBom.size());
+  size_t i = SkipBlanks(line, 0);
+  if (i == line.size()) return;  // blank line
+  if (line[i] == '#') {
+    if (internal::TrimBlanks(line.substr(i)) == "# EOF") eof_ = true;
+    return;
+  }
+  builder_.DataLine();
+  if (too_long) {
+    builder_.BadLine(number, "line longer than 1048576 bytes");
+    return;
+  }
+  if (eof_) {
+    builder_.BadLine(number, "data after # EOF");
+    return;
+  }
+  // Metric name.
+  size_t name_start = i;
+  while (i < line.size() && kChars.metric[static_cast<unsigned char>(line[i])]) ++i;
+  if (i == name_start || (line[name_start] >= '0' && line[name_start] <= '9')) {
+    builder_.BadLine(number, "line does not start with a metric name", line);
+    return;
+  }
+  std::string_view name = line.substr(name_start, i - name_start);
+  if (i < line.size() && line[i] != '{' && !IsBlank(line[i])) {
+    builder_.BadLine(number, "unexpected character after metric name", line.substr(i));
+    return;
+  }
+  Metric metric = internal::ClassifyMetric(name);
+  if (metric == Metric::kOther) {
+    builder_.Ignored(name);
+    return;
+  }
+  builder_.SeenMetric(name);
+  // Label set: its raw text is the series key.
+  std::string_view key;
+  const Series* series = nullptr;
+  size_t key_size = 0;
+  if (i < line.size() && line[i] == '{' &&
+      (series = builder_.MatchPredicted(line.substr(i + 1), '}', &key_size)) != nullptr) {
+    // The predicted label set (the common case): its end is known.
+    i += key_size + 2;
+  } else if (i < line.size() && line[i] == '{') {
+    size_t close = LabelSetEnd(line, i + 1);
+    if (close == std::string_view::npos) {
+      builder_.BadLine(number, "unterminated label set", line.substr(i));
+      return;
+    }
+    key = line.substr(i + 1, close - i - 1);
+    i = close + 1;
+  }
+  if (i < line.size() && !IsBlank(line[i])) {
+    builder_.BadLine(number, "expected a blank after the label set", line.substr(i));
+    return;
+  }
+  if (series == nullptr && (series = builder_.Find(key)) == nullptr) {
+    SeriesLabels labels;
+    const char* error = ParseLabels(key, &labels);
+    if (error == nullptr) series = builder_.Add(key, labels, &error);
+    if (series == nullptr) {
+      builder_.BadLine(number, error, key);
+      return;
+    }
+  }
+  if (series->pod < 0) {
+    builder_.Unattributed();
+    return;
+  }
+  // Value and timestamp.
+  i = SkipBlanks(line, i);
+  size_t value_end = TokenEnd(line, i);
+  std::string_view value_text = line.substr(i, value_end - i);
+  i = SkipBlanks(line, value_end);
+  size_t ts_end = TokenEnd(line, i);
+  std::string_view ts_text = line.substr(i, ts_end - i);
+  i = SkipBlanks(line, ts_end);
+  const char* error = nullptr;
+  std::string_view detail;
+  double value = 0;
+  int64_t ts_ms = 0;
+  if (value_text.empty()) {
+    error = "missing value";
+  } else if (!internal::ParseSampleValue(value_text, &value)) {
+    error = "value is not a number";
+    detail = value_text;
+  } else if (ts_text.empty()) {
+    error = "missing timestamp";
+  } else if ((error = internal::ParseUnixSeconds(ts_text, &ts_ms)) != nullptr) {
+    detail = ts_text;
+  } else if (i < line.size() && line[i] != '#') {
+    error = "unexpected text after the timestamp";
+    detail = line.substr(i);
+  } else if ((error = internal::CheckSampleValue(metric, value)) != nullptr) {
+    detail = value_text;
+  }
+  if (error != nullptr) {
+    builder_.BadLine(number, error, detail);
+    builder_.BadSample(series);
+    return;
+  }
+  builder_.Accept(*series, metric, value, ts_ms);
+}
+
+OpenMetricsReader::OpenMetricsReader(IngestOptions options, std::string source_name)
+    : impl_(std::make_unique<Impl>(options, std::move(source_name))) {}
+OpenMetricsReader::~OpenMetricsReader() = default;
+OpenMetricsReader::OpenMetricsReader(OpenMetricsReader&&) noexcept = default;
+OpenMetricsReader& OpenMetricsReader::operator=(OpenMetricsReader&&) noexcept = default;
+
+void OpenMetricsReader::Feed(std::string_view chunk) { impl_->Feed(chunk); }
+
+Result<History> OpenMetricsReader::Finish() { return impl_->Finish(); }
+
+}  // namespace kubeon::metrics

@@ -1,0 +1,55 @@
+// OpenMetricsReader: streams OpenMetrics / Prometheus text with timestamps
+// (the input of `promtool tsdb create-blocks-from openmetrics`) into a History.
+//
+// Accepted input, one sample per line:
+//   metric{l1="v1",l2="v2"} value timestamp_seconds [# exemplar]
+//   metric value timestamp_seconds
+// * `# TYPE`, `# HELP`, `# UNIT` and other '#' comments and blank lines are
+//   skipped; `# EOF` ends the data (lines after it are bad).  A missing
+//   `# EOF` is accepted (Prometheus text format).
+// * Label values may contain \" \\ \n escapes, commas, spaces, '}' and UTF-8;
+//   a trailing comma in the label set and blanks around tokens are accepted.
+// * value: decimal or scientific notation, NaN, +Inf, -Inf (see
+//   sample_parse.h); NaN, infinite and negative values are bad samples.
+// * timestamp: Unix SECONDS, integer or fractional, required (a sample
+//   without a time cannot be placed in the history window, so it is bad).
+//   A millisecond timestamp is out of range and reported, never rescaled.
+// * Lines of metrics other than the three used (history.h) are counted as
+//   ignored after checking only their metric name, so a malformed line of an
+//   unused metric is not an error.
+// * Lines longer than 1 MiB are bad (and bound the reader's memory).
+//
+// Feed() takes chunks of any size; a line may span chunks, and feeding byte
+// by byte gives the same History as feeding everything at once.  Line
+// numbers are 1-based physical lines.  The reader does not allocate per
+// line once a series has been seen.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "metrics/history.h"
+#include "model/status.h"
+
+namespace kubeon::metrics {
+
+class OpenMetricsReader {
+ public:
+  OpenMetricsReader(IngestOptions options, std::string source_name);
+  ~OpenMetricsReader();
+  OpenMetricsReader(OpenMetricsReader&&) noexcept;
+  OpenMetricsReader& operator=(OpenMetricsReader&&) noexcept;
+
+  void Feed(std::string_view chunk);
+  // The History, or an error naming the source when the input holds no
+  // data lines or more than options.max_bad_fraction of them are bad.
+  // REQUIRES: called once; no Feed() afterwards.
+  Result<History> Finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kubeon::metrics

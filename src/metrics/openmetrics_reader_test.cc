@@ -1,0 +1,397 @@
+#include "metrics/openmetrics_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "metrics/history_testutil.h"
+#include "metrics/synthetic_history.h"
+
+namespace kubeon::metrics {
+namespace {
+
+using testing::Describe;
+using testing::ReadOm;
+
+// dcgm-exporter issue #512 (older release: `Hostname`, MIG slice), verbatim
+// from reference/mig-facts.md section 7, with a timestamp appended as
+// promtool's backfill format requires.
+constexpr const char* kMigLine =
+    R"(DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",UUID="GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77",pci_bus_id="00000000:1A:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",GPU_I_PROFILE="1g.10gb",GPU_I_ID="7",Hostname="gsrh100-074",DCGM_FI_DRIVER_VERSION="535.129.03",container="kserve-container",namespace="model-playground-stg",pod="text-embedding-predictor-00008-deployment-57946f6c67-vdtjl"} 0.000000 1793527200)";
+// dcgm-exporter issue #736 (newer release: lowercase `hostname`), verbatim
+// labels; FB_FREE is not a metric the planner uses.
+constexpr const char* kNewerFreeLine =
+    R"(DCGM_FI_DEV_FB_FREE{gpu="2",UUID="GPU-63bc…",pci_bus_id="00000000:CA:00.0",device="nvidia2",modelName="NVIDIA A30",GPU_I_PROFILE="1g.6gb",GPU_I_ID="3",hostname="dcgm-exporter-wwwjh",container="triton-server",namespace="default",pod="triton-server-f7cb5d77-95xcf"} 2207 1793527200)";
+constexpr const char* kNewerUsedLine =
+    R"(DCGM_FI_DEV_FB_USED{gpu="2",UUID="GPU-63bc…",pci_bus_id="00000000:CA:00.0",device="nvidia2",modelName="NVIDIA A30",GPU_I_PROFILE="1g.6gb",GPU_I_ID="3",hostname="dcgm-exporter-wwwjh",container="triton-server",namespace="default",pod="triton-server-f7cb5d77-95xcf"} 3712 1793527230)";
+
+const PodUsage& Pod(const History& h, const std::string& ns, const std::string& pod) {
+  static const PodUsage kNone;
+  auto it = h.pods.find(PodKey{ns, pod});
+  EXPECT_NE(it, h.pods.end()) << ns << "/" << pod;
+  return it == h.pods.end() ? kNone : it->second;
+}
+
+TEST(OpenMetricsReaderTest, ParsesRealDcgmExporterLines) {
+  std::string text = "# HELP DCGM_FI_PROF_GR_ENGINE_ACTIVE Ratio of time the graphics engine is active.\n"
+                     "# TYPE DCGM_FI_PROF_GR_ENGINE_ACTIVE gauge\n" +
+                     std::string(kMigLine) + "\n" + kNewerFreeLine + "\n" + kNewerUsedLine +
+                     "\n# EOF\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.lines, 6u);
+  EXPECT_EQ(h->stats.data_lines, 3u);
+  EXPECT_EQ(h->stats.samples, 2u);
+  EXPECT_EQ(h->stats.ignored_metric_lines, 1u);
+  EXPECT_EQ(h->stats.bad_lines, 0u);
+  EXPECT_EQ(h->stats.metrics_seen,
+            (std::set<std::string>{"DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_USED",
+                                   "DCGM_FI_PROF_GR_ENGINE_ACTIVE"}));
+  ASSERT_EQ(h->pods.size(), 2u);
+
+  const PodUsage& mig = Pod(*h, "model-playground-stg",
+                            "text-embedding-predictor-00008-deployment-57946f6c67-vdtjl");
+  EXPECT_EQ(mig.hostname, "gsrh100-074");
+  EXPECT_EQ(mig.gpu_uuid, "GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77");
+  EXPECT_EQ(mig.model_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(mig.mig_profile, "1g.10gb");
+  EXPECT_EQ(mig.container, "kserve-container");
+  EXPECT_EQ(mig.gpus, (std::set<std::string>{"GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77/GI7"}));
+  EXPECT_EQ(mig.compute.count(), 1u);
+  EXPECT_EQ(mig.compute.max(), 0.0);
+  EXPECT_EQ(mig.peak_memory_mib, -1);
+  EXPECT_EQ(mig.first_ts_ms, 1793527200000);
+
+  const PodUsage& triton = Pod(*h, "default", "triton-server-f7cb5d77-95xcf");
+  EXPECT_EQ(triton.hostname, "dcgm-exporter-wwwjh");
+  EXPECT_EQ(triton.model_name, "NVIDIA A30");
+  EXPECT_EQ(triton.mig_profile, "1g.6gb");
+  EXPECT_EQ(triton.peak_memory_mib, 3712);
+  EXPECT_EQ(triton.samples, 1u);  // FB_FREE is not a sample of the pod
+  EXPECT_EQ(triton.first_ts_ms, 1793527230000);
+}
+
+TEST(OpenMetricsReaderTest, ExportedLabelsNameTheWorkloadPod) {
+  std::string text =
+      R"(DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-1",Hostname="n1",container="nvidia-dcgm-exporter",namespace="gpu-operator",pod="nvidia-dcgm-exporter-x7k2p",exported_container="main",exported_namespace="ml",exported_pod="trainer-0"} 1000 1793527200)"
+      "\n"
+      R"(DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-2",Hostname="n1",container="nvidia-dcgm-exporter",namespace="gpu-operator",pod="nvidia-dcgm-exporter-x7k2p"} 5 1793527200)"
+      "\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  // The idle GPU carries only the exporter's own target labels, so it is
+  // attributed to the exporter pod (documented in history.h).
+  ASSERT_EQ(h->pods.size(), 2u);
+  const PodUsage& u = Pod(*h, "ml", "trainer-0");
+  EXPECT_EQ(u.peak_memory_mib, 1000);
+  EXPECT_EQ(u.container, "main");
+  EXPECT_EQ(Pod(*h, "gpu-operator", "nvidia-dcgm-exporter-x7k2p").peak_memory_mib, 5);
+}
+
+TEST(OpenMetricsReaderTest, PodWithoutNamespaceIsBadAndSeriesWithoutPodIsUnattributed) {
+  std::string text =
+      "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\",pod=\"p\"} 1 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-1\",exported_pod=\"p\",namespace=\"x\"} 1 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"GPU-2\",Hostname=\"n\"} 0 1793527200\n"
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-2\",pod=\"\",namespace=\"\"} 0 1793527200\n"
+      "DCGM_FI_DEV_GPU_UTIL 0 1793527200\n"
+      "DCGM_FI_DEV_GPU_UTIL{namespace=\"a\",pod=\"b\"} 10 1793527200\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.bad_lines, 2u);
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(h->stats.first_bad_reasons[0].rfind("label pod without namespace", 0), 0u);
+  EXPECT_EQ(h->stats.first_bad_reasons[1].rfind("label exported_pod without exported_namespace", 0), 0u);
+  EXPECT_EQ(h->stats.unattributed_lines, 3u);
+  EXPECT_EQ(h->stats.samples, 1u);
+  EXPECT_EQ(h->pods.size(), 1u);
+}
+
+TEST(OpenMetricsReaderTest, EscapedLabelValuesAreUnescaped) {
+  std::string text =
+      R"(DCGM_FI_DEV_FB_USED{modelName="NVIDIA A100-SXM4-40GB",namespace="ns, with comma",pod="p\"q\\r}s\nt",container="c",UUID="GPU-\x"} 2.5e3 1793527200.5)"
+      "\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h->pods.size(), 1u);
+  const auto& [key, u] = *h->pods.begin();
+  EXPECT_EQ(key.namespace_, "ns, with comma");
+  EXPECT_EQ(key.pod, "p\"q\\r}s\nt");
+  EXPECT_EQ(u.model_name, "NVIDIA A100-SXM4-40GB");
+  EXPECT_EQ(u.gpu_uuid, "GPU-\\x");  // unknown escapes stay as written
+  EXPECT_EQ(u.peak_memory_mib, 2500);
+  EXPECT_EQ(u.first_ts_ms, 1793527200500);
+}
+
+TEST(OpenMetricsReaderTest, WhitespaceTrailingCommaAndExemplarsAreAccepted) {
+  std::string text =
+      "DCGM_FI_DEV_FB_USED{ namespace = \"a\" , pod=\"b\", }  10.4   1793527200  # {trace_id=\"x\"} 1\n"
+      "  DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"}\t11\t1793527260\r\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.bad_lines, 0u) << Describe(*h);
+  const PodUsage& u = Pod(*h, "a", "b");
+  EXPECT_EQ(u.peak_memory_mib, 11);
+  EXPECT_EQ(u.samples, 2u);
+}
+
+TEST(OpenMetricsReaderTest, BadValuesAreCountedWithLineNumbersAndNotUsed) {
+  std::string labels = "{namespace=\"ns\",pod=\"p\",UUID=\"GPU-1\"}";
+  std::string text = "# TYPE DCGM_FI_DEV_FB_USED gauge\n"                          // 1
+                     "DCGM_FI_DEV_FB_USED" + labels + " 100 1793527200\n"          // 2
+                     "DCGM_FI_DEV_FB_USED" + labels + " NaN 1793527230\n"          // 3
+                     "DCGM_FI_DEV_FB_USED" + labels + " abc 1793527260\n"          // 4
+                     "DCGM_FI_DEV_FB_USED" + labels + " +Inf 1793527290\n"         // 5
+                     "DCGM_FI_DEV_FB_USED" + labels + " 99999\n"                   // 6
+                     "DCGM_FI_DEV_FB_USED" + labels + " 99999 1793527320000\n"     // 7
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " -0.1 1793527320\n"  // 8
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 0.4 1793527320 x\n"  // 9
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"ns\",pod=\"p\" 0.4 1793527320\n"  // 10
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 0.25 1793527350\n"  // 11
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 0.5 1793527380\n"   // 12
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 0.75 1793527410\n"  // 13
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 1.0 1793527440\n"   // 14
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 1.0 1793527470\n"   // 15
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 1.0 1793527500\n"   // 16
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 1.0 1793527530\n"   // 17
+                     "DCGM_FI_PROF_GR_ENGINE_ACTIVE" + labels + " 1.0 1793527560\n";  // 18
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.data_lines, 17u);
+  EXPECT_EQ(h->stats.bad_lines, 8u);
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{3, 4, 5, 6, 7, 8, 9, 10}));
+  const auto& r = h->stats.first_bad_reasons;
+  EXPECT_EQ(r[0], "value is NaN: \"NaN\"");
+  EXPECT_EQ(r[1], "value is not a number: \"abc\"");
+  EXPECT_EQ(r[2], "value is infinite: \"+Inf\"");
+  EXPECT_EQ(r[3], "missing timestamp");
+  EXPECT_NE(r[4].find("milliseconds"), std::string::npos);
+  EXPECT_EQ(r[5], "value is negative: \"-0.1\"");
+  EXPECT_EQ(r[6].rfind("unexpected text after the timestamp", 0), 0u);
+  EXPECT_EQ(r[7].rfind("unterminated label set", 0), 0u);
+  const PodUsage& u = Pod(*h, "ns", "p");
+  EXPECT_EQ(u.peak_memory_mib, 100);  // the unparsed 99999 values are not used
+  EXPECT_EQ(u.bad_samples, 7u);       // line 10's labels could not be read
+  EXPECT_EQ(u.samples, 9u);
+  EXPECT_EQ(u.compute.count(), 8u);
+  EXPECT_EQ(u.first_ts_ms, 1793527200000);
+  EXPECT_EQ(u.last_ts_ms, 1793527560000);
+}
+
+TEST(OpenMetricsReaderTest, MostlyBadInputIsAnErrorListingLines) {
+  std::string text = "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+                     "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 1 1793527200\n";
+  for (int i = 0; i < 12; ++i) text += "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} x 1793527200\n";
+  auto h = ReadOm(text);
+  ASSERT_FALSE(h.ok());
+  const std::string& m = h.status().message();
+  EXPECT_NE(m.find("test.om: 12 of 13 data lines are bad"), std::string::npos) << m;
+  EXPECT_NE(m.find("test.om:3: value is not a number"), std::string::npos) << m;
+  EXPECT_NE(m.find("test.om:12:"), std::string::npos) << m;
+  EXPECT_EQ(m.find("test.om:13:"), std::string::npos) << "only the first 10 are listed: " << m;
+
+  IngestOptions lenient;
+  lenient.max_bad_fraction = 0.95;
+  auto ok = ReadOm(text, 0, lenient);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->stats.bad_lines, 12u);
+  EXPECT_EQ(ok->stats.first_bad_line_numbers.size(), kMaxBadExamples);
+}
+
+TEST(OpenMetricsReaderTest, GarbageAndEmptyInputs) {
+  auto json = ReadOm("{\"status\":\"success\"}\n");
+  ASSERT_FALSE(json.ok());
+  EXPECT_NE(json.status().message().find("does not start with a metric name"), std::string::npos);
+  auto empty = ReadOm("# just a comment\n\n# EOF\n");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("test.om: no samples"), std::string::npos);
+}
+
+TEST(OpenMetricsReaderTest, IgnoredMetricsAreNotValidatedBeyondTheirName) {
+  std::string text =
+      "DCGM_FI_DEV_MEM_COPY_UTIL{broken 1\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 7 1793527200\n"
+      "DCGM_FI_DEV_FB_FREE= 3\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.ignored_metric_lines, 1u);
+  EXPECT_EQ(h->stats.bad_lines, 1u);  // '=' right after a name is not a sample line
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{3}));
+}
+
+TEST(OpenMetricsReaderTest, DataAfterEofIsBad) {
+  std::string text =
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 7 1793527200\n# EOF\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 9 1793527260\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{3}));
+  EXPECT_EQ(h->stats.first_bad_reasons[0], "data after # EOF");
+  EXPECT_EQ(Pod(*h, "a", "b").peak_memory_mib, 7);
+}
+
+TEST(OpenMetricsReaderTest, LabelSetExtendingThePreviousOneIsAnotherSeries) {
+  std::string text =
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 7 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\",pod2=\"x\"} 8 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"bc\"} 9 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"}x 9 1793527200\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(Pod(*h, "a", "b").peak_memory_mib, 8);
+  EXPECT_EQ(Pod(*h, "a", "bc").peak_memory_mib, 9);
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{4}));
+}
+
+TEST(OpenMetricsReaderTest, PodOnTwoGpusHasTwoDevicesAndLastSeenLabels) {
+  std::string text =
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\",UUID=\"GPU-1\",hostname=\"n1\"} 7 1793527260\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\",UUID=\"GPU-2\",hostname=\"n1\"} 9 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\",UUID=\"GPU-1\",hostname=\"n1\"} 8 1793527230\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"c\",gpu=\"3\",Hostname=\"n2\"} 8 1793527230\n";
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok());
+  const PodUsage& b = Pod(*h, "a", "b");
+  EXPECT_EQ(b.gpus, (std::set<std::string>{"GPU-1", "GPU-2"}));
+  EXPECT_EQ(b.gpu_uuid, "GPU-1");  // last seen
+  EXPECT_EQ(b.peak_memory_mib, 9);
+  EXPECT_EQ(b.first_ts_ms, 1793527200000);  // min, although not first in the file
+  EXPECT_EQ(b.last_ts_ms, 1793527260000);
+  EXPECT_EQ(Pod(*h, "a", "c").gpus, (std::set<std::string>{"n2/3"}));
+}
+
+TEST(OpenMetricsReaderTest, ChunkBoundariesDoNotMatter) {
+  SyntheticOptions o;
+  o.series = 41;
+  o.samples_per_series = 7;
+  o.order = SyntheticOptions::Order::kTime;
+  auto text = SyntheticHistoryText(o);
+  ASSERT_TRUE(text.ok());
+  // Some bad lines and a final line without newline, to cover every path.
+  std::string input = *text;
+  input.insert(input.find('\n', input.size() / 2) + 1,
+               "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} NaN 1793527200\r\n");
+  input.resize(input.size() - std::string("# EOF\n").size());
+  input += "DCGM_FI_DEV_GPU_UTIL{namespace=\"a\",pod=\"b\"} 50 1793527200";
+  auto whole = ReadOm(input);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  std::string want = Describe(*whole);
+  EXPECT_EQ(whole->stats.bad_lines, 1u);
+  auto bytewise = ReadOm(input, 1);
+  ASSERT_TRUE(bytewise.ok());
+  EXPECT_EQ(Describe(*bytewise), want);
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 5; ++trial) {
+    size_t chunk = 1 + rng() % 700;
+    auto h = ReadOm(input, chunk);
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(Describe(*h), want) << "chunk " << chunk;
+  }
+}
+
+TEST(OpenMetricsReaderTest, SyntheticHistoryGivesTheExpectedCounts) {
+  for (auto order : {SyntheticOptions::Order::kSeries, SyntheticOptions::Order::kTime}) {
+    for (bool exported : {false, true}) {
+      SyntheticOptions o;
+      o.series = 83;
+      o.samples_per_series = 11;
+      o.order = order;
+      o.exported_labels = exported;
+      auto text = SyntheticHistoryText(o);
+      ASSERT_TRUE(text.ok());
+      auto h = ReadOm(*text);
+      ASSERT_TRUE(h.ok()) << h.status().message();
+      SyntheticCounts want = ExpectedCounts(o);
+      EXPECT_EQ(h->stats.samples, want.samples);
+      EXPECT_EQ(h->stats.unattributed_lines, want.unattributed);
+      EXPECT_EQ(h->stats.ignored_metric_lines, want.ignored);
+      EXPECT_EQ(h->stats.bad_lines, 0u) << Describe(*h);
+      EXPECT_EQ(h->pods.size(), want.pods);
+      EXPECT_EQ(h->stats.data_lines, static_cast<uint64_t>(o.series * o.samples_per_series));
+      for (const auto& [key, u] : h->pods) {
+        if (exported && key.namespace_ == "gpu-operator") continue;  // idle devices
+        EXPECT_EQ(key.namespace_.rfind("team-", 0), 0u) << key.namespace_;
+        EXPECT_EQ(u.gpus.size(), 1u);
+        EXPECT_EQ(u.container, "server");
+      }
+    }
+  }
+}
+
+TEST(OpenMetricsReaderTest, SeriesOrderAndTimeOrderGiveTheSameHistory) {
+  SyntheticOptions o;
+  o.series = 60;
+  o.samples_per_series = 20;
+  auto a = ReadOm(*SyntheticHistoryText(o));
+  o.order = SyntheticOptions::Order::kTime;
+  auto b = ReadOm(*SyntheticHistoryText(o));
+  o.exported_labels = true;
+  auto c = ReadOm(*SyntheticHistoryText(o));
+  o.order = SyntheticOptions::Order::kSeries;
+  auto d = ReadOm(*SyntheticHistoryText(o));
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok() && d.ok());
+  EXPECT_EQ(testing::DescribePods(*a), testing::DescribePods(*b));
+  EXPECT_EQ(testing::DescribePods(*c), testing::DescribePods(*d));
+  // Exported labels name the same workload pods (plus the exporter pods
+  // that idle devices are attributed to).
+  for (const auto& [key, u] : a->pods) {
+    auto it = c->pods.find(key);
+    ASSERT_NE(it, c->pods.end()) << key.pod;
+    EXPECT_EQ(it->second.peak_memory_mib, u.peak_memory_mib);
+  }
+}
+
+TEST(OpenMetricsReaderTest, SeriesCacheLimitDoesNotChangeTheResult) {
+  SyntheticOptions o;
+  o.series = 45;
+  o.samples_per_series = 6;
+  for (auto order : {SyntheticOptions::Order::kSeries, SyntheticOptions::Order::kTime}) {
+    o.order = order;
+    std::string text = *SyntheticHistoryText(o);
+    text.insert(text.find('\n', text.size() / 3) + 1,
+                "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} bad 1793527200\n");
+    auto want = ReadOm(text);
+    ASSERT_TRUE(want.ok());
+    for (size_t cap : {0, 1, 2, 7}) {
+      IngestOptions limited;
+      limited.max_cached_series = cap;
+      auto h = ReadOm(text, 0, limited);
+      ASSERT_TRUE(h.ok());
+      EXPECT_EQ(Describe(*h), Describe(*want)) << "cap " << cap;
+    }
+  }
+}
+
+TEST(OpenMetricsReaderTest, MemoryDependsOnPodsNotSamples) {
+  SyntheticOptions o;
+  o.series = 40;
+  o.samples_per_series = 5;
+  auto few = ReadOm(*SyntheticHistoryText(o));
+  o.samples_per_series = 2000;
+  auto many = ReadOm(*SyntheticHistoryText(o));
+  ASSERT_TRUE(few.ok() && many.ok());
+  EXPECT_EQ(many->stats.samples, 400 * few->stats.samples);
+  ASSERT_EQ(few->pods.size(), many->pods.size());
+  EXPECT_EQ(many->pods.size(), ExpectedCounts(o).pods);
+  auto it = many->pods.begin();
+  for (const auto& [key, u] : few->pods) {
+    ASSERT_EQ(key, it->first);
+    EXPECT_EQ(u.compute.MemoryBytes(), it->second.compute.MemoryBytes());
+    EXPECT_EQ(u.gpu_util.MemoryBytes(), it->second.gpu_util.MemoryBytes());
+    EXPECT_EQ(u.gpus.size(), it->second.gpus.size());
+    ++it;
+  }
+}
+
+TEST(OpenMetricsReaderTest, LinesLongerThanOneMebibyteAreBad) {
+  std::string text = "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"" + std::string(1 << 20, 'x') +
+                     "\"} 1 1793527200\nDCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 2 1793527200\n";
+  auto h = ReadOm(text, 4096);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{1}));
+  EXPECT_EQ(h->pods.size(), 1u);
+}
+
+}  // namespace
+}  // namespace kubeon::metrics

@@ -1,0 +1,204 @@
+// See sample_parse.h for the contract.
+#include "metrics/sample_parse.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <system_error>
+
+namespace kubeon::metrics::internal {
+namespace {
+
+constexpr int64_t kMaxUnixSeconds = 32503680000;  // 3000-01-01T00:00:00Z
+constexpr double kMaxMemoryMib = 1e12;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+const char* SecondsToMs(double seconds, int64_t* ms) {
+  if (std::isnan(seconds)) return "timestamp is NaN";
+  if (!(seconds >= 0 && seconds < static_cast<double>(kMaxUnixSeconds))) {
+    return "timestamp is out of range (Unix seconds between 1970 and 3000 are required; "
+           "milliseconds are not accepted)";
+  }
+  *ms = std::llround(seconds * 1000.0);
+  return nullptr;
+}
+
+// Howard Hinnant's days_from_civil: days since 1970-01-01 of a proleptic
+// Gregorian date.
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+unsigned DaysInMonth(int64_t y, unsigned m) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
+}
+
+// Reads exactly n digits at text[pos...].
+bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
+  if (pos + n > text.size()) return false;
+  int64_t v = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (!IsDigit(text[i])) return false;
+    v = v * 10 + (text[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+Metric ClassifyMetric(std::string_view name) {
+  switch (name.size()) {
+    case 19:
+      if (name == "DCGM_FI_DEV_FB_USED") return Metric::kFbUsed;
+      break;
+    case 20:
+      if (name == "DCGM_FI_DEV_GPU_UTIL") return Metric::kGpuUtil;
+      break;
+    case 29:
+      if (name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE") return Metric::kGrEngineActive;
+      break;
+    default:
+      break;
+  }
+  return Metric::kOther;
+}
+
+bool ParseSampleValue(std::string_view text, double* value) {
+  if (text.empty()) return false;
+  if (text[0] == '+') {
+    text.remove_prefix(1);
+    if (text.empty() || text[0] == '-' || text[0] == '+') return false;
+  }
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *value);
+  return ec == std::errc() && ptr == end;
+}
+
+const char* CheckSampleValue(Metric metric, double value) {
+  if (std::isnan(value)) return "value is NaN";
+  if (std::isinf(value)) return "value is infinite";
+  if (value < 0) return "value is negative";
+  if (metric == Metric::kFbUsed && value > kMaxMemoryMib) return "memory value is out of range";
+  return nullptr;
+}
+
+const char* ParseUnixSeconds(std::string_view text, int64_t* ms) {
+  if (text.empty()) return "timestamp is empty";
+  // Fast path: digits, optionally '.' and digits.
+  const char* p = text.data();
+  const char* end = p + text.size();
+  int64_t seconds = 0;
+  int int_digits = 0;
+  while (p < end && IsDigit(*p) && int_digits < 12) {
+    seconds = seconds * 10 + (*p - '0');
+    ++p;
+    ++int_digits;
+  }
+  if (int_digits > 0 && int_digits < 12) {
+    if (p == end) {
+      if (seconds >= kMaxUnixSeconds) return SecondsToMs(static_cast<double>(seconds), ms);
+      *ms = seconds * 1000;
+      return nullptr;
+    }
+    if (*p == '.') {
+      ++p;
+      int64_t frac = 0;
+      int frac_digits = 0;
+      bool round_up = false;
+      const char* q = p;
+      for (; q < end && IsDigit(*q); ++q, ++frac_digits) {
+        if (frac_digits < 3) {
+          frac = frac * 10 + (*q - '0');
+        } else if (frac_digits == 3) {
+          round_up = *q >= '5';
+        }
+      }
+      if (q == end && (frac_digits > 0 || int_digits > 0)) {
+        for (int i = frac_digits; i < 3; ++i) frac *= 10;
+        if (seconds >= kMaxUnixSeconds) return SecondsToMs(static_cast<double>(seconds), ms);
+        *ms = seconds * 1000 + frac + (round_up ? 1 : 0);
+        return nullptr;
+      }
+    }
+  }
+  // Anything else (exponent, sign, very long): full floating-point parse.
+  double value = 0;
+  if (!ParseSampleValue(text, &value)) return "timestamp is not a number";
+  return SecondsToMs(value, ms);
+}
+
+const char* ParseRfc3339(std::string_view text, int64_t* ms) {
+  constexpr const char* kBad = "timestamp is not RFC 3339 (e.g. 2026-11-01T10:00:00Z)";
+  int64_t year, month, day, hour, minute, second;
+  if (!Digits(text, 0, 4, &year) || text.size() < 20 || text[4] != '-' ||
+      !Digits(text, 5, 2, &month) || text[7] != '-' || !Digits(text, 8, 2, &day) ||
+      (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || !Digits(text, 11, 2, &hour) ||
+      text[13] != ':' || !Digits(text, 14, 2, &minute) || text[16] != ':' ||
+      !Digits(text, 17, 2, &second)) {
+    return kBad;
+  }
+  if (month < 1 || month > 12 || day < 1 ||
+      day > DaysInMonth(year, static_cast<unsigned>(month)) || hour > 23 || minute > 59 ||
+      second > 60) {
+    return "timestamp has a field out of range (RFC 3339)";
+  }
+  size_t pos = 19;
+  int64_t frac_ms = 0;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    size_t start = pos;
+    bool round_up = false;
+    while (pos < text.size() && IsDigit(text[pos])) {
+      size_t k = pos - start;
+      if (k < 3) {
+        frac_ms = frac_ms * 10 + (text[pos] - '0');
+      } else if (k == 3) {
+        round_up = text[pos] >= '5';
+      }
+      ++pos;
+    }
+    size_t n = pos - start;
+    if (n == 0) return kBad;
+    for (size_t i = n; i < 3; ++i) frac_ms *= 10;
+    if (round_up) ++frac_ms;
+  }
+  int64_t offset_minutes = 0;
+  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
+    ++pos;
+  } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    int64_t oh, om;
+    if (!Digits(text, pos + 1, 2, &oh) || pos + 3 >= text.size() || text[pos + 3] != ':' ||
+        !Digits(text, pos + 4, 2, &om) || oh > 23 || om > 59) {
+      return kBad;
+    }
+    offset_minutes = (oh * 60 + om) * (text[pos] == '+' ? 1 : -1);
+    pos += 6;
+  } else {
+    return "timestamp has no time zone (RFC 3339 needs Z or an offset such as +02:00)";
+  }
+  if (pos != text.size()) return kBad;
+  int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+  if (seconds < 0 || seconds >= kMaxUnixSeconds) {
+    return "timestamp is out of range (between 1970 and 3000 is required)";
+  }
+  *ms = seconds * 1000 + frac_ms;
+  return nullptr;
+}
+
+const char* ParseCsvTimestamp(std::string_view text, int64_t* ms) {
+  if (text.size() > 4 && text[4] == '-' && IsDigit(text[0])) return ParseRfc3339(text, ms);
+  return ParseUnixSeconds(text, ms);
+}
+
+}  // namespace kubeon::metrics::internal

@@ -1,0 +1,124 @@
+#include "metrics/sample_parse.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+namespace kubeon::metrics::internal {
+namespace {
+
+constexpr int64_t kStartMs = 1793527200000;  // 2026-11-01T10:00:00Z
+
+TEST(SampleParseTest, ClassifiesOnlyTheUsedMetrics) {
+  EXPECT_EQ(ClassifyMetric("DCGM_FI_DEV_FB_USED"), Metric::kFbUsed);
+  EXPECT_EQ(ClassifyMetric("DCGM_FI_PROF_GR_ENGINE_ACTIVE"), Metric::kGrEngineActive);
+  EXPECT_EQ(ClassifyMetric("DCGM_FI_DEV_GPU_UTIL"), Metric::kGpuUtil);
+  EXPECT_EQ(ClassifyMetric("DCGM_FI_DEV_FB_FREE"), Metric::kOther);
+  EXPECT_EQ(ClassifyMetric("DCGM_FI_DEV_FB_USEDX"), Metric::kOther);
+  EXPECT_EQ(ClassifyMetric("dcgm_fi_dev_fb_used"), Metric::kOther);
+}
+
+TEST(SampleParseTest, ValuesAsPrometheusWritesThem) {
+  double v = 0;
+  EXPECT_TRUE(ParseSampleValue("2207", &v));
+  EXPECT_EQ(v, 2207);
+  EXPECT_TRUE(ParseSampleValue("2.5e3", &v));
+  EXPECT_EQ(v, 2500);
+  EXPECT_TRUE(ParseSampleValue("1E-2", &v));
+  EXPECT_DOUBLE_EQ(v, 0.01);
+  EXPECT_TRUE(ParseSampleValue("+0.5", &v));
+  EXPECT_EQ(v, 0.5);
+  EXPECT_TRUE(ParseSampleValue("-3", &v));
+  EXPECT_EQ(v, -3);
+  EXPECT_TRUE(ParseSampleValue("NaN", &v));
+  EXPECT_TRUE(std::isnan(v));
+  EXPECT_TRUE(ParseSampleValue("+Inf", &v));
+  EXPECT_TRUE(std::isinf(v) && v > 0);
+  EXPECT_TRUE(ParseSampleValue("-Inf", &v));
+  EXPECT_TRUE(std::isinf(v) && v < 0);
+  for (const char* bad : {"", "abc", "1.5x", "++1", "+-1", "+", "1,5", " 1"}) {
+    EXPECT_FALSE(ParseSampleValue(bad, &v)) << bad;
+  }
+}
+
+TEST(SampleParseTest, CheckRejectsUnusableValues) {
+  EXPECT_EQ(CheckSampleValue(Metric::kFbUsed, 100), nullptr);
+  EXPECT_EQ(CheckSampleValue(Metric::kGrEngineActive, 1.2), nullptr);  // clamped later
+  EXPECT_STREQ(CheckSampleValue(Metric::kFbUsed, std::nan("")), "value is NaN");
+  EXPECT_STREQ(CheckSampleValue(Metric::kFbUsed, HUGE_VAL), "value is infinite");
+  EXPECT_STREQ(CheckSampleValue(Metric::kGpuUtil, -1), "value is negative");
+  EXPECT_NE(CheckSampleValue(Metric::kFbUsed, 1e13), nullptr);
+}
+
+TEST(SampleParseTest, UnixSeconds) {
+  int64_t ms = 0;
+  EXPECT_EQ(ParseUnixSeconds("1793527200", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs);
+  EXPECT_EQ(ParseUnixSeconds("1793527200.25", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs + 250);
+  EXPECT_EQ(ParseUnixSeconds("1793527200.1236", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs + 124);
+  EXPECT_EQ(ParseUnixSeconds("1793527200.9995", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs + 1000);
+  EXPECT_EQ(ParseUnixSeconds("1793527200.", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs);
+  EXPECT_EQ(ParseUnixSeconds("1.7935272e9", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs);
+  EXPECT_EQ(ParseUnixSeconds("0", &ms), nullptr);
+  EXPECT_EQ(ms, 0);
+}
+
+TEST(SampleParseTest, UnixSecondsRejectsMillisecondsAndGarbage) {
+  int64_t ms = 0;
+  const char* reason = ParseUnixSeconds("1793527200000", &ms);
+  ASSERT_NE(reason, nullptr);
+  EXPECT_NE(std::string(reason).find("milliseconds"), std::string::npos);
+  EXPECT_NE(ParseUnixSeconds("-5", &ms), nullptr);
+  EXPECT_NE(ParseUnixSeconds("", &ms), nullptr);
+  EXPECT_NE(ParseUnixSeconds("12abc", &ms), nullptr);
+  EXPECT_NE(ParseUnixSeconds("NaN", &ms), nullptr);
+  EXPECT_NE(ParseUnixSeconds("1.2.3", &ms), nullptr);
+}
+
+TEST(SampleParseTest, Rfc3339) {
+  int64_t ms = 0;
+  EXPECT_EQ(ParseRfc3339("2026-11-01T10:00:00Z", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs);
+  EXPECT_EQ(ParseRfc3339("2026-11-01t10:00:00z", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs);
+  EXPECT_EQ(ParseRfc3339("2026-11-01 10:00:00Z", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs);
+  EXPECT_EQ(ParseRfc3339("2026-11-01T12:00:00.5+02:00", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs + 500);
+  EXPECT_EQ(ParseRfc3339("2026-11-01T05:30:00.123456-04:30", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs + 123);
+  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00Z", &ms), nullptr);
+  EXPECT_EQ(ms, 0);
+  EXPECT_EQ(ParseRfc3339("2024-02-29T00:00:00Z", &ms), nullptr);
+  EXPECT_EQ(ms, 1709164800000);
+  for (const char* bad :
+       {"2026-11-01T10:00:00", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z",
+        "2026-13-01T00:00:00Z", "2026-11-01T24:00:00Z", "2026-11-01T10:00:00ZX",
+        "2026-11-01T10:00:00.Z", "2026-11-01T10:00:00+0200", "26-11-01T10:00:00Z",
+        "1969-12-31T23:59:59Z"}) {
+    EXPECT_NE(ParseRfc3339(bad, &ms), nullptr) << bad;
+  }
+}
+
+TEST(SampleParseTest, CsvTimestampAcceptsBoth) {
+  int64_t ms = 0;
+  EXPECT_EQ(ParseCsvTimestamp("2026-11-01T10:00:30Z", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs + 30000);
+  EXPECT_EQ(ParseCsvTimestamp("1793527230", &ms), nullptr);
+  EXPECT_EQ(ms, kStartMs + 30000);
+  EXPECT_NE(ParseCsvTimestamp("yesterday", &ms), nullptr);
+}
+
+TEST(SampleParseTest, TrimBlanks) {
+  EXPECT_EQ(TrimBlanks(" \t a b \t"), "a b");
+  EXPECT_EQ(TrimBlanks("   "), "");
+}
+
+}  // namespace
+}  // namespace kubeon::metrics::internal

@@ -1,0 +1,49 @@
+# kubeon_metrics: DCGM history files -> per-pod usage summaries.
+find_package(CURL REQUIRED)
+set(AREA_SOURCES
+  compute_histogram.cc
+  csv_reader.cc
+  history.cc
+  history_builder.cc
+  openmetrics_reader.cc
+  sample_parse.cc
+  synthetic_history.cc
+  prometheus_http.cc
+  prometheus_client.cc
+  promql.cc
+  prometheus_history.cc)
+set(AREA_DEPS kubeon_model CURL::libcurl nlohmann_json::nlohmann_json)
+set(AREA_TESTS
+  byte_scan_test.cc
+  compute_histogram_test.cc
+  csv_reader_test.cc
+  history_test.cc
+  line_splitter_test.cc
+  openmetrics_reader_test.cc
+  sample_parse_test.cc
+  synthetic_history_test.cc
+  promql_test.cc
+  prometheus_client_test.cc
+  prometheus_history_test.cc)
+
+# Prometheus reader tests (issue 5): prometheus_client_test runs in-process
+# HTTP servers (cpp-httplib); prometheus_history_test runs a real Prometheus
+# (/usr/bin/prometheus, promtool) and the planner on both history paths.
+# Linked at the end of the top-level directory (cmake_language(DEFER)), when
+# the test and area targets exist; the production library links neither.
+if(KUBEON_TESTS)
+  find_package(OpenSSL REQUIRED)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(KUBEON_METRICS_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+  function(kubeon_metrics_link_prometheus_tests)
+    if(TARGET prometheus_client_test)
+      target_link_libraries(prometheus_client_test PRIVATE PkgConfig::KUBEON_METRICS_HTTPLIB
+                            OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+    endif()
+    if(TARGET prometheus_history_test)
+      target_link_libraries(prometheus_history_test PRIVATE kubeon_plan kubeon_policy kubeon_mig kubeon_model
+                            PkgConfig::KUBEON_METRICS_HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+    endif()
+  endfunction()
+  cmake_language(DEFER CALL kubeon_metrics_link_prometheus_tests)
+endif()

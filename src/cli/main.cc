@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/plan_command.h"
+#include "kube/snapshot.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -17,11 +18,22 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "kubeon-gpu 0.1.0");
   kubeon::cli::PlanArgs plan_args;
   CLI::App* plan = kubeon::cli::AddPlanCommand(app, plan_args);
+  kubeon::kube::SnapshotOptions snap;
+  CLI::App* snapshot = app.add_subcommand(
+      "snapshot",
+      "Write the cluster snapshot the planner reads: the same JSON List as `kubectl get nodes,pods,"
+      "poddisruptionbudgets,deployments,statefulsets,replicasets -A -o json`. Reads only.");
+  snapshot->add_option("--kubeconfig", snap.kubeconfig,
+                       "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
+  snapshot->add_option("--context", snap.context, "kubeconfig context (default: current-context)");
+  snapshot->add_option("-o,--output", snap.output, "Write to FILE atomically (default: stdout)");
+  snapshot->add_flag("-v,--verbose", snap.verbose, "Progress per resource on stderr");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (plan->parsed()) return kubeon::cli::RunPlan(plan_args, std::cout, std::cerr);
+  if (snapshot->parsed()) return kubeon::kube::RunSnapshotCommand(snap, std::cout, std::cerr);
   return 2;
 }

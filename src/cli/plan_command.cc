@@ -2,12 +2,14 @@
 #include "cli/plan_command.h"
 
 #include <chrono>
+#include <functional>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "cli/report.h"
+#include "kube/snapshot.h"
 #include "metrics/history.h"
 #include "mig/catalog.h"
 #include "model/prices.h"
@@ -59,6 +61,19 @@ std::string BadLinesSummary(const metrics::IngestStats& s) {
   return out + ")";
 }
 
+// Lists the cluster through the API and parses it like a snapshot file.
+Result<model::Cluster> ReadLiveCluster(const PlanArgs& a, const std::function<void(const std::string&)>& progress) {
+  kube::SnapshotOptions o;
+  o.kubeconfig = a.kubeconfig;
+  o.context = a.context;
+  Result<std::unique_ptr<kube::KubeClient>> client = kube::ConnectWithOptions(o);
+  if (!client.ok()) return client.status();
+  progress("listing the cluster through the Kubernetes API ...");
+  Result<nlohmann::json> snapshot = kube::FetchSnapshot(**client);
+  if (!snapshot.ok()) return snapshot.status();
+  return model::ParseClusterJson(kube::FormatSnapshot(*snapshot), "the cluster");
+}
+
 }  // namespace
 
 bool ParseDurationHours(const std::string& text, double* hours) {
@@ -82,10 +97,16 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
       "plan",
       "Propose which GPU workloads move onto MIG slices or time-sliced GPUs, what that frees and what it costs in "
       "isolation. Reads only; changes nothing.");
-  cmd->add_option("--cluster", a.cluster_file,
-                  "Cluster snapshot: the JSON List of `kubectl get nodes,pods,poddisruptionbudgets,deployments,"
-                  "statefulsets,replicasets -A -o json`")
-      ->required();
+  CLI::Option* file = cmd->add_option("--cluster", a.cluster_file,
+                                      "Cluster snapshot: the JSON List of `kubectl get nodes,pods,"
+                                      "poddisruptionbudgets,deployments,statefulsets,replicasets -A -o json`");
+  CLI::Option* live = cmd->add_flag("--from-cluster", a.from_cluster,
+                                    "Read the cluster through the Kubernetes API (kubeconfig as kubectl finds it) "
+                                    "instead of --cluster");
+  file->excludes(live);
+  cmd->add_option("--kubeconfig", a.kubeconfig, "With --from-cluster: kubeconfig file (default: KUBECONFIG, "
+                                                "~/.kube/config, or the in-cluster service account)");
+  cmd->add_option("--context", a.context, "With --from-cluster: kubeconfig context");
   cmd->add_option("--metrics", a.metrics_files,
                   "DCGM history file(s): OpenMetrics text with timestamps (the `promtool tsdb create-blocks-from "
                   "openmetrics` format) or CSV; repeat for several files")
@@ -146,12 +167,16 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     }
     prices = std::move(p.value());
   }
-  Result<model::Cluster> cluster = model::LoadClusterFile(a.cluster_file);
+  if (a.cluster_file.empty() && !a.from_cluster) {
+    err << "error: give --cluster FILE or --from-cluster\n";
+    return 2;
+  }
+  Result<model::Cluster> cluster = a.from_cluster ? ReadLiveCluster(a, progress) : model::LoadClusterFile(a.cluster_file);
   if (!cluster.ok()) {
     err << "error: " << cluster.status().message() << "\n";
     return 1;
   }
-  progress("read " + a.cluster_file + ": " + std::to_string(cluster->nodes.size()) + " nodes, " +
+  progress("read " + (a.from_cluster ? std::string("the cluster") : a.cluster_file) + ": " + std::to_string(cluster->nodes.size()) + " nodes, " +
            std::to_string(cluster->pods.size()) + " pods, " + std::to_string(cluster->pdbs.size()) +
            " PodDisruptionBudgets");
   metrics::History history;

@@ -17,7 +17,10 @@
 namespace kubeon::cli {
 
 struct PlanArgs {
-  std::string cluster_file;
+  std::string cluster_file;  // "" with from_cluster: read the cluster through the API
+  bool from_cluster = false;
+  std::string kubeconfig;    // with from_cluster; "" = KUBECONFIG / ~/.kube/config / in-cluster
+  std::string context;
   std::vector<std::string> metrics_files;
   std::string policy_file;
   std::string policy_name;  // "" = every policy in the file

@@ -33,7 +33,7 @@ int EnvInt(const char* name, int fallback) {
   return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : fallback;
 }
 
-SimClusterShape Shape() {
+[[maybe_unused]] SimClusterShape Shape() {
   SimClusterShape s;
   s.nodes = EnvInt("KUBEON_SNAPSHOT_BENCH_NODES", 5000);
   s.pods_per_deployment = 40;

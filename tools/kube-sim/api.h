@@ -1,0 +1,69 @@
+// The Kubernetes REST API of the simulator, independent of the HTTP
+// library: a request in, a response (or a watch stream) out.
+//
+// Serves discovery (discovery.h), the resource paths (route.h) with
+// GET/LIST/WATCH, POST, PUT, PATCH (merge, strategic merge, JSON patch),
+// DELETE (with ownerReference cascading, propagationPolicy Orphan
+// honoured) and DELETE on collections, the status, scale and eviction
+// subresources, and the test endpoints:
+//   GET  /sim/state               store counts, version, settings, faults
+//   GET|POST /sim/faults          read / replace the fault set
+//   GET|POST /sim/settings        read / merge settings
+//   POST /sim/reconcile           run the controllers now
+// Authentication: a request needs "Authorization: Bearer <token>" or a
+// verified client certificate (ApiRequest::client_cert_verified), else 401.
+// Failures are metav1.Status bodies with the matching HTTP code.
+// Thread-safe: every request takes the Simulator's mutex while it touches
+// the store; a watch stream is drained without it.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "sim.h"
+#include "watch_stream.h"
+
+namespace kubeon::kubesim {
+
+struct ApiRequest {
+  std::string method;  // GET, POST, PUT, PATCH, DELETE
+  std::string path;    // without the query
+  std::multimap<std::string, std::string> query;    // decoded
+  std::map<std::string, std::string> headers;       // lower-case names
+  std::string body;
+  bool client_cert_verified = false;
+
+  std::string Param(const std::string& key) const;
+  std::string Header(const std::string& key) const;  // `key` lower-case
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::shared_ptr<WatchStream> watch;  // set: stream it instead of `body`
+};
+
+class Api {
+ public:
+  // `token` empty: bearer tokens are not accepted (client certs only).
+  Api(Simulator& sim, std::string token, std::string server_address);
+  ApiResponse Handle(const ApiRequest& req);
+  // Ends every open watch stream (at shutdown).
+  void StopWatches() { stopping_.store(true); }
+  void SetServerAddress(std::string address) { server_address_ = std::move(address); }
+
+ private:
+  ApiResponse Dispatch(const ApiRequest& req);
+  ApiResponse SimEndpoint(const ApiRequest& req);
+  ApiResponse Watch(const ApiRequest& req, const struct Route& route);
+
+  Simulator& sim_;
+  std::string token_;
+  std::string server_address_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace kubeon::kubesim

@@ -1,0 +1,116 @@
+// See replicaset_controller.h.
+#include "replicaset_controller.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "resources.h"
+#include "workload.h"
+
+namespace kubeon::kubesim {
+
+namespace {
+
+// Deletion preference, lowest first (like ActivePodsWithRanks): unassigned,
+// pending, not ready, then the most recently created.
+std::tuple<int, int, int, std::string, std::string> DeletionRank(const json& pod) {
+  bool assigned = !Str(pod, {"spec", "nodeName"}).empty();
+  bool running = PodPhase(pod) == "Running";
+  bool ready = IsPodReady(pod);
+  std::string created = Str(pod, {"metadata", "creationTimestamp"});
+  // Newest first: invert the ordering by negating characters.
+  std::string inv;
+  for (char c : created) inv.push_back(static_cast<char>(127 - c));
+  std::string name_inv;
+  for (char c : Name(pod)) name_inv.push_back(static_cast<char>(127 - c));
+  return {assigned ? 1 : 0, running ? 1 : 0, ready ? 1 : 0, inv, name_inv};
+}
+
+}  // namespace
+
+bool ReplicaSetController::Reconcile(ControllerContext& ctx) {
+  const uint64_t start_rv = ctx.store.ResourceVersion();
+  Store& store = ctx.store;
+  bool wrote = false;
+  // Which ReplicaSets to look at: all of them, or those that changed or
+  // whose pods changed since the last run.
+  std::set<std::string> affected;
+  const bool incremental = cursor_.Collect(store, [&](const std::string& id, const std::string&, const json& obj,
+                                                      const json* old) {
+    if (id == kReplicaSets) affected.insert(Store::Key(Namespace(obj), Name(obj)));
+    if (id == kPods) {
+      AddControllerKey(&obj, "ReplicaSet", &affected);
+      AddControllerKey(old, "ReplicaSet", &affected);
+    }
+  });
+  std::map<std::string, std::vector<std::string>> by_owner;
+  std::vector<std::pair<std::string, std::string>> todo;
+  if (incremental) {
+    for (const auto& key : affected) {
+      size_t slash = key.find('/');
+      todo.emplace_back(key.substr(0, slash), key.substr(slash + 1));
+    }
+  } else {
+    by_owner = ActivePodsByOwner(store);
+    todo = Keys(store, kReplicaSets);
+  }
+  for (const auto& [ns, rs_name] : todo) {
+    const json* rs = store.Get(kReplicaSets, ns, rs_name);
+    if (rs == nullptr || IsPodDeleting(*rs)) continue;
+    const int64_t want = SpecReplicas(*rs);
+    std::vector<std::string> keys = incremental ? ActivePodsOf(store, ns, Uid(*rs)) : by_owner[Uid(*rs)];
+    const int64_t have = static_cast<int64_t>(keys.size());
+    if (have < want) {
+      json ref = ControllerOwnerRef(*rs, "apps/v1", "ReplicaSet");
+      const json* tmpl = Find(*rs, {"spec", "template"});
+      for (int64_t i = have; i < want && tmpl != nullptr; ++i) {
+        std::string name;
+        do {
+          name = rs_name + "-" + RandomSuffix(store.rng(), 5);
+        } while (store.Get(kPods, ns, name) != nullptr);
+        json pod = PodFromTemplate(*tmpl, ns, name, ref);
+        pod["metadata"]["generateName"] = rs_name + "-";
+        if (store.Create(kPods, std::move(pod)).ok()) {
+          wrote = true;
+          keys.push_back(Store::Key(ns, name));
+        }
+      }
+    } else if (have > want) {
+      std::vector<const json*> pods;
+      for (const auto& k : keys) {
+        if (const json* p = GetByKey(store, kPods, k)) pods.push_back(p);
+      }
+      std::sort(pods.begin(), pods.end(), [](const json* a, const json* b) { return DeletionRank(*a) < DeletionRank(*b); });
+      std::vector<std::string> doomed;
+      for (int64_t i = 0; i < have - want && i < static_cast<int64_t>(pods.size()); ++i) doomed.push_back(Name(*pods[i]));
+      for (const auto& name : doomed) {
+        if (store.Delete(kPods, ns, name).ok()) {
+          wrote = true;
+          keys.erase(std::find(keys.begin(), keys.end(), Store::Key(ns, name)));
+        }
+      }
+    }
+    // Status from the pods now present.
+    rs = store.Get(kReplicaSets, ns, rs_name);
+    const json* sel_json = Find(*rs, {"spec", "selector"});
+    auto sel = sel_json != nullptr ? LabelSelector::FromJson(*sel_json) : Outcome<LabelSelector>(LabelSelector());
+    int64_t ready = 0, labeled = 0;
+    for (const auto& k : keys) {
+      const json* pod = GetByKey(store, kPods, k);
+      if (pod == nullptr) continue;
+      if (IsPodReady(*pod)) ++ready;
+      if (sel.ok() && sel.value().Matches(Labels(*pod))) ++labeled;
+    }
+    json status = {{"replicas", static_cast<int64_t>(keys.size())},
+                   {"fullyLabeledReplicas", labeled},
+                   {"readyReplicas", ready},
+                   {"availableReplicas", ready},
+                   {"observedGeneration", Int(*rs, {"metadata", "generation"}, 1)}};
+    if (UpdateStatus(store, kReplicaSets, *rs, status)) wrote = true;
+  }
+  cursor_.AdvanceTo(start_rv);
+  return wrote;
+}
+
+}  // namespace kubeon::kubesim

@@ -1,0 +1,39 @@
+// Resource operations behind the REST paths (everything but watch), run
+// with the Simulator mutex held.  See api.h for the surface; semantics:
+//
+//  LIST     labelSelector, fieldSelector, limit + continue (opaque token
+//           holding the list's resourceVersion and the last key; 410
+//           Expired once that version is compacted).  Items carry no
+//           kind/apiVersion, as from a real server.
+//  GET      the object at the requested version (policy/v1beta1 PDBs are
+//           the stored policy/v1 objects relabelled).
+//  POST     create: generateName, namespace defaulting and checks, 404 for
+//           a missing namespace, status reset (pods start Pending), 409
+//           AlreadyExists, validation.h rules; 201.
+//  PUT      update with optimistic concurrency (409 Conflict on a stale
+//           metadata.resourceVersion); the main resource keeps the stored
+//           status, /status keeps the stored spec and metadata.
+//  PATCH    merge / strategic merge / JSON patch (Content-Type), then as PUT.
+//  DELETE   immediate removal, dependents (ownerReferences) deleted in the
+//           background or orphaned (propagationPolicy Orphan); deleting a
+//           namespace deletes its contents; preconditions honoured.
+//  scale    autoscaling/v1 Scale for deployments, replicasets, statefulsets.
+//  eviction eviction.h.
+//  dryRun=All on writes validates and answers without writing.
+#pragma once
+
+#include "api.h"
+#include "route.h"
+
+namespace kubeon::kubesim {
+
+// REQUIRES: sim.mutex() held; route.type non-null; not a watch.
+ApiResponse RestHandle(Simulator& sim, const Route& route, const ApiRequest& req);
+
+ApiResponse ErrorResponse(const ApiError& e);
+ApiResponse JsonResponse(int status, const json& body);
+
+// The object as served at `version` (apiVersion and kind set).
+json ServedObject(json obj, const ResourceType& type, const std::string& version);
+
+}  // namespace kubeon::kubesim

@@ -1,0 +1,40 @@
+// Tunables of the simulated cluster (timings, names, limits), read from
+// --settings (a file or inline JSON) and POST /sim/settings.
+//
+// JSON keys are the camelCase field names below; unknown keys and values of
+// the wrong type are errors naming the key.  Every field has a default, so
+// "{}" is valid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "api_error.h"
+
+namespace kubeon::kubesim {
+
+struct Settings {
+  uint64_t seed = 1;                     // seeds uids and generated pod names
+  int64_t pod_startup_delay_ms = 0;      // bound pod -> Running/Ready
+  int64_t mig_reconfigure_delay_ms = 300;  // mig.config.state pending -> success/failed
+  int64_t device_plugin_delay_ms = 0;    // device-plugin.config -> capacity
+  std::string operator_namespace = "gpu-operator";
+  std::string mig_config_map = "kubeon-mig-parted-config";
+  std::string device_plugin_config_map = "kubeon-device-plugin-config";
+  int64_t tick_ms = 100;                 // controller ticker period
+  int64_t history_limit = 10000;         // retained watch events
+  int64_t watch_max_seconds = 1800;      // watch length when timeoutSeconds is absent
+  int64_t bookmark_interval_ms = 1000;   // BOOKMARK period when allowWatchBookmarks
+  std::string server_version = "v1.32.0";  // /version gitVersion
+  bool scheduler_checks_cpu_memory = true;
+
+  // Applies the keys present in `j` on top of *this.
+  Outcome<Settings> Merge(const json& j) const;
+  json ToJson() const;
+};
+
+// Reads `arg` as inline JSON when it starts with '{' or '[', else as a file
+// path.  Errors name the file and the JSON parse position.
+Outcome<json> ReadJsonArg(const std::string& arg, const std::string& flag);
+
+}  // namespace kubeon::kubesim

@@ -1,0 +1,159 @@
+// See sim.h.
+#include "sim.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "deployment_controller.h"
+#include "disruption_controller.h"
+#include "gpu_operator.h"
+#include "kubelet.h"
+#include "replicaset_controller.h"
+#include "resources.h"
+#include "scheduler.h"
+#include "snapshot.h"
+#include "statefulset_controller.h"
+
+namespace kubeon::kubesim {
+
+Simulator::Simulator(Settings settings, Clock clock)
+    : settings_(std::move(settings)),
+      clock_(clock ? std::move(clock) : Clock([] { return std::chrono::system_clock::now(); })) {
+  store_ = std::make_unique<Store>(static_cast<size_t>(settings_.history_limit), clock_, settings_.seed);
+  controllers_.push_back(std::make_unique<DeploymentController>());
+  controllers_.push_back(std::make_unique<ReplicaSetController>());
+  controllers_.push_back(std::make_unique<StatefulSetController>());
+  controllers_.push_back(std::make_unique<Scheduler>());
+  controllers_.push_back(std::make_unique<Kubelet>());
+  controllers_.push_back(std::make_unique<GpuOperator>());
+  controllers_.push_back(std::make_unique<DisruptionController>());
+  seen_.assign(controllers_.size(), ~0ULL);
+}
+
+Simulator::~Simulator() { StopTicker(); }
+
+Outcome<bool> Simulator::UpdateSettings(const json& patch) {
+  auto s = settings_.Merge(patch);
+  if (!s.ok()) return s.error();
+  settings_ = s.value();
+  return true;
+}
+
+Outcome<size_t> Simulator::LoadSnapshot(const json& list, const std::string& source) {
+  auto n = LoadList(*store_, list, source, /*keep_versions=*/false);
+  if (!n.ok()) return n.error();
+  EnsureNamespaces(*store_, {"default", "kube-system", "kube-public", "kube-node-lease", settings_.operator_namespace});
+  SynthesizeDaemonSets(*store_);
+  Reconcile();
+  store_->Compact();
+  Persist();
+  return n;
+}
+
+Outcome<bool> Simulator::UsePersistence(const std::string& dir) {
+  ::mkdir(dir.c_str(), 0755);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return ApiError::BadRequest("--state-dir " + dir + ": not a directory");
+  }
+  state_dir_ = dir;
+  std::string path = dir + "/state.json";
+  std::ifstream in(path);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json state = json::parse(ss.str(), nullptr, false);
+  if (state.is_discarded()) return ApiError::BadRequest(path + ": invalid JSON");
+  auto loaded = LoadState(*store_, state, path);
+  if (!loaded.ok()) return loaded.error();
+  EnsureNamespaces(*store_, {"default", "kube-system", "kube-public", "kube-node-lease", settings_.operator_namespace});
+  Reconcile();
+  store_->Compact();
+  persisted_writes_ = store_->WriteCount();
+  return true;
+}
+
+uint64_t Simulator::InputSignature(const Controller& c) const {
+  uint64_t sum = 0;  // write counters only grow, so any input write changes the sum
+  for (const auto& id : c.Inputs()) sum += store_->WriteCount(id);
+  return sum;
+}
+
+void Simulator::Reconcile() {
+  ControllerContext ctx{*store_, settings_, faults_, clock_()};
+  for (int pass = 0; pass < 20; ++pass) {
+    bool wrote = false;
+    for (size_t i = 0; i < controllers_.size(); ++i) {
+      Controller& c = *controllers_[i];
+      const uint64_t signature = InputSignature(c);
+      if (signature == seen_[i] && !c.WaitingOnClock()) continue;
+      seen_[i] = signature;  // before the run: its own writes make it run again
+      auto start = std::chrono::steady_clock::now();
+      bool w = c.Reconcile(ctx);
+      wrote |= w;
+      if (trace_) {
+        auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+        std::cerr << "kube-sim: controller " << c.name() << " pass " << pass << ": " << us.count() / 1000.0
+                  << " ms" << (w ? " (wrote)" : "") << std::endl;
+      }
+    }
+    if (!wrote) break;
+  }
+  reconciled_writes_ = store_->WriteCount();
+}
+
+void Simulator::AfterWrite() {
+  Reconcile();
+  Persist();
+}
+
+void Simulator::Persist() {
+  if (state_dir_.empty() || store_->WriteCount() == persisted_writes_) return;
+  auto ok = WriteFileAtomic(state_dir_ + "/state.json", DumpState(*store_).dump());
+  if (!ok.ok()) {
+    std::cerr << "kube-sim: persisting state: " << ok.error().message << std::endl;
+    return;
+  }
+  persisted_writes_ = store_->WriteCount();
+}
+
+json Simulator::State() const {
+  json counts = json::object();
+  for (const auto& id : store_->StoreIds()) counts[id] = store_->Count(id);
+  return {{"resourceVersion", std::to_string(store_->ResourceVersion())},
+          {"compactedRevision", std::to_string(store_->CompactedRevision())},
+          {"objects", counts},
+          {"settings", settings_.ToJson()},
+          {"faults", faults_.State()}};
+}
+
+void Simulator::StartTicker() {
+  ticker_ = std::thread([this] {
+    for (;;) {
+      int64_t tick_ms;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        bool waiting = false;
+        for (const auto& c : controllers_) waiting = waiting || c->WaitingOnClock();
+        if (waiting || store_->WriteCount() != reconciled_writes_) AfterWrite();
+        tick_ms = settings_.tick_ms;
+      }
+      std::unique_lock<std::mutex> lock(ticker_mu_);
+      if (ticker_cv_.wait_for(lock, std::chrono::milliseconds(tick_ms), [this] { return ticker_stop_; })) return;
+    }
+  });
+}
+
+void Simulator::StopTicker() {
+  {
+    std::lock_guard<std::mutex> lock(ticker_mu_);
+    ticker_stop_ = true;
+  }
+  ticker_cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+}
+
+}  // namespace kubeon::kubesim

@@ -1,0 +1,90 @@
+// Simulator: the store, the controllers, the faults and the settings of one
+// simulated cluster, behind one mutex.
+//
+// Every API request takes mutex(), does its reads/writes and, after a
+// write, calls AfterWrite(): the controllers run (deployment, replicaset,
+// statefulset, scheduler, kubelet, gpu-operator, disruption, in that order)
+// until none writes (at most 20 passes), then the store is persisted when a
+// state directory is set.  A controller whose input types (Inputs()) saw no
+// write since the start of its last run, and that does not wait on the
+// clock, is skipped; the others look only at what changed (ChangeCursor):
+// a node label patch does not rescan every pod.  A ticker thread does the same every
+// settings.tick_ms when something changed or a controller waits on the
+// clock, so delayed steps (pod startup, MIG reconfiguration) happen without
+// requests.
+//
+// Invariant: controllers only ever run with mutex() held.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "controller.h"
+#include "faults.h"
+#include "settings.h"
+#include "store.h"
+
+namespace kubeon::kubesim {
+
+class Simulator {
+ public:
+  using Clock = std::function<TimePoint()>;
+  // `clock` defaults to the system clock.
+  explicit Simulator(Settings settings, Clock clock = nullptr);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  std::mutex& mutex() { return mu_; }
+  Faults& faults() { return faults_; }  // thread-safe on its own
+
+  // The rest REQUIRES mutex() held.
+  Store& store() { return *store_; }
+  const Settings& settings() const { return settings_; }
+  Outcome<bool> UpdateSettings(const json& patch);
+  // Loads a snapshot List, adds namespaces and DaemonSets, reconciles, and
+  // forgets the history (watches start after the load).
+  Outcome<size_t> LoadSnapshot(const json& list, const std::string& source);
+  // Sets the state directory; loads <dir>/state.json when it exists
+  // (returns true then) instead of needing a snapshot.
+  Outcome<bool> UsePersistence(const std::string& dir);
+  void AfterWrite();
+  void Reconcile();
+  TimePoint Now() const { return clock_(); }
+  json State() const;
+
+  // Logs each controller run and its duration to stderr.
+  void set_trace(bool on) { trace_ = on; }
+
+  // Thread-safe; do not hold mutex().
+  void StartTicker();
+  void StopTicker();
+
+ private:
+  void Persist();
+  uint64_t InputSignature(const Controller& c) const;
+
+  std::mutex mu_;
+  Settings settings_;
+  Clock clock_;
+  Faults faults_;
+  std::unique_ptr<Store> store_;
+  std::vector<std::unique_ptr<Controller>> controllers_;
+  std::vector<uint64_t> seen_;  // per controller: input signature after its last run
+  std::string state_dir_;
+  uint64_t persisted_writes_ = 0;
+  uint64_t reconciled_writes_ = ~0ULL;
+  std::thread ticker_;
+  std::mutex ticker_mu_;
+  std::condition_variable ticker_cv_;
+  bool ticker_stop_ = false;
+  bool trace_ = false;
+};
+
+}  // namespace kubeon::kubesim

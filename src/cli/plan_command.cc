@@ -11,6 +11,7 @@
 #include "cli/report.h"
 #include "kube/snapshot.h"
 #include "metrics/history.h"
+#include "metrics/prometheus_history.h"
 #include "mig/catalog.h"
 #include "model/prices.h"
 #include "model/snapshot_json.h"
@@ -107,10 +108,24 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
   cmd->add_option("--kubeconfig", a.kubeconfig, "With --from-cluster: kubeconfig file (default: KUBECONFIG, "
                                                 "~/.kube/config, or the in-cluster service account)");
   cmd->add_option("--context", a.context, "With --from-cluster: kubeconfig context");
-  cmd->add_option("--metrics", a.metrics_files,
-                  "DCGM history file(s): OpenMetrics text with timestamps (the `promtool tsdb create-blocks-from "
-                  "openmetrics` format) or CSV; repeat for several files")
-      ->required();
+  CLI::Option* metrics = cmd->add_option(
+      "--metrics", a.metrics_files,
+      "DCGM history file(s): OpenMetrics text with timestamps (the `promtool tsdb create-blocks-from "
+      "openmetrics` format) or CSV; repeat for several files");
+  CLI::Option* prometheus = cmd->add_option(
+      "--prometheus", a.prometheus_url,
+      "Read DCGM history from this Prometheus-compatible API instead of --metrics (Prometheus, Thanos or Mimir "
+      "base URL serving /api/v1/query); the server computes the peaks");
+  metrics->excludes(prometheus);
+  cmd->add_option("--prometheus-token-file", a.prometheus_token_file,
+                  "With --prometheus: file holding a bearer token (sent as Authorization: Bearer)");
+  cmd->add_option("--prometheus-ca-file", a.prometheus_ca_file,
+                  "With --prometheus: CA certificate file (PEM) the server certificate is verified against");
+  cmd->add_option("--prometheus-header", a.prometheus_headers,
+                  "With --prometheus: extra HTTP header \"Name: value\" (e.g. \"X-Scope-OrgID: team-a\"); repeatable");
+  cmd->add_option("--prometheus-selector", a.prometheus_selector,
+                  "With --prometheus: extra label matchers for every DCGM series, e.g. 'cluster=\"prod\"'");
+  cmd->add_option("--lookback", a.lookback, "With --prometheus: history window ending now (e.g. 14d, 36h, 2w)");
   cmd->add_option("--policy", a.policy_file, "GpuPolicy YAML file (one or more documents)")->required();
   cmd->add_option("--policy-name", a.policy_name, "Plan only the policy with this metadata.name");
   cmd->add_option("--prices", a.prices_file,
@@ -133,6 +148,15 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   double min_history_hours = 0;
   if (!ParseDurationHours(a.min_history, &min_history_hours)) {
     err << "error: --min-history: \"" << a.min_history << "\" is not a duration like 24h, 90m or 3d\n";
+    return 2;
+  }
+  if (a.metrics_files.empty() == a.prometheus_url.empty()) {
+    err << "error: give DCGM history as --metrics FILE... or --prometheus URL (exactly one)\n";
+    return 2;
+  }
+  double lookback_hours = 0;
+  if (!a.prometheus_url.empty() && (!ParseDurationHours(a.lookback, &lookback_hours) || lookback_hours <= 0)) {
+    err << "error: --lookback: \"" << a.lookback << "\" is not a duration like 14d, 36h or 2w\n";
     return 2;
   }
   auto progress = [&](const std::string& line) {
@@ -180,6 +204,23 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
            std::to_string(cluster->pods.size()) + " pods, " + std::to_string(cluster->pdbs.size()) +
            " PodDisruptionBudgets");
   metrics::History history;
+  if (!a.prometheus_url.empty()) {
+    metrics::PrometheusOptions o;
+    o.url = a.prometheus_url;
+    o.bearer_token_file = a.prometheus_token_file;
+    o.ca_file = a.prometheus_ca_file;
+    o.headers = a.prometheus_headers;
+    o.selector = a.prometheus_selector;
+    o.lookback = std::chrono::milliseconds(static_cast<int64_t>(lookback_hours * 3.6e6));
+    o.compute_percentile = a.percentile;
+    progress("reading DCGM history of the last " + a.lookback + " from " + a.prometheus_url + " ...");
+    Result<metrics::History> h = metrics::ReadPrometheusHistory(o, progress);
+    if (!h.ok()) {
+      err << "error: " << h.status().message() << "\n";
+      return 1;
+    }
+    history = std::move(h.value());
+  }
   bool first = true;
   for (const auto& f : a.metrics_files) {
     auto t = Clock::now();

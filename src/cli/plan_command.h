@@ -1,5 +1,6 @@
-// `kubeon-gpu plan`: reads a cluster snapshot, DCGM history files and a
-// GpuPolicy file, runs the planner for each policy and prints the proposal.
+// `kubeon-gpu plan`: reads a cluster snapshot, DCGM history (files, or the
+// peaks computed by a Prometheus-compatible server) and a GpuPolicy file,
+// runs the planner for each policy and prints the proposal.
 //
 // Contract: all inputs are read and validated before anything is printed;
 // any bad input gives one error block on stderr naming file/line/field and
@@ -21,7 +22,13 @@ struct PlanArgs {
   bool from_cluster = false;
   std::string kubeconfig;    // with from_cluster; "" = KUBECONFIG / ~/.kube/config / in-cluster
   std::string context;
-  std::vector<std::string> metrics_files;
+  std::vector<std::string> metrics_files;  // exactly one of metrics_files and prometheus_url
+  std::string prometheus_url;              // "" = history from metrics_files
+  std::string prometheus_token_file;
+  std::string prometheus_ca_file;
+  std::vector<std::string> prometheus_headers;  // "Name: value"
+  std::string prometheus_selector;              // extra label matchers, e.g. cluster="prod"
+  std::string lookback = "14d";                 // with prometheus_url
   std::string policy_file;
   std::string policy_name;  // "" = every policy in the file
   std::string prices_file;

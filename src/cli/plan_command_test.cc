@@ -100,6 +100,29 @@ TEST(PlanCommand, BadPolicyNamesFileLineAndField) {
   EXPECT_NE(err.str().find("spec.mig.headroom"), std::string::npos) << err.str();
 }
 
+TEST(PlanCommand, PrometheusFlags) {
+  CLI::App app;
+  PlanArgs a;
+  AddPlanCommand(app, a);
+  app.parse("kubeon-gpu plan --cluster c.json --policy p.yaml --prometheus https://prom:9090 --prometheus-token-file t "
+            "--prometheus-ca-file ca.pem --prometheus-header 'X-Scope-OrgID: team-a' --prometheus-header 'X-B: 1' "
+            "--prometheus-selector 'cluster=\"prod\"' --lookback 3d",
+            true);
+  EXPECT_EQ(a.prometheus_url, "https://prom:9090");
+  EXPECT_TRUE(a.metrics_files.empty());
+  EXPECT_EQ(a.prometheus_token_file, "t");
+  EXPECT_EQ(a.prometheus_ca_file, "ca.pem");
+  EXPECT_EQ(a.prometheus_headers, (std::vector<std::string>{"X-Scope-OrgID: team-a", "X-B: 1"}));
+  EXPECT_EQ(a.prometheus_selector, "cluster=\"prod\"");
+  EXPECT_EQ(a.lookback, "3d");
+
+  CLI::App both;
+  PlanArgs b;
+  AddPlanCommand(both, b);
+  EXPECT_THROW(both.parse("kubeon-gpu plan --cluster c.json --policy p.yaml --metrics h.om --prometheus http://p", true),
+               CLI::ExcludesError);
+}
+
 TEST(PlanCommand, BadInputsFailWithoutOutput) {
   struct Case {
     std::string what;
@@ -130,6 +153,21 @@ TEST(PlanCommand, BadInputsFailWithoutOutput) {
   a = Args();
   a.cluster_file = TempFile("cluster.json", "{\"items\": [}");
   cases.push_back({"bad json", a, "not valid JSON"});
+  a = Args();
+  a.metrics_files.clear();
+  cases.push_back({"no history source", a, "--metrics FILE... or --prometheus URL (exactly one)"});
+  a = Args();
+  a.prometheus_url = "http://127.0.0.1:1";
+  cases.push_back({"two history sources", a, "--metrics FILE... or --prometheus URL (exactly one)"});
+  a = Args();
+  a.metrics_files.clear();
+  a.prometheus_url = "http://127.0.0.1:1";
+  a.lookback = "a fortnight";
+  cases.push_back({"bad lookback", a, "--lookback"});
+  a = Args();
+  a.metrics_files.clear();
+  a.prometheus_url = "http://127.0.0.1:1";  // port 1: nothing listens
+  cases.push_back({"prometheus down", a, "cannot reach Prometheus at http://127.0.0.1:1"});
   for (const auto& c : cases) {
     std::ostringstream out, err;
     EXPECT_NE(RunPlan(c.args, out, err), 0) << c.what;

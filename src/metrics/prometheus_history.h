@@ -100,9 +100,11 @@ struct PrometheusOptions {
   std::chrono::milliseconds lookback = std::chrono::hours(24 * 14);
   std::optional<int64_t> end_unix_ms;  // window end; default: now
   // Resolution of the first/last-sample subqueries: spans are exact to
-  // within one step (cost grows as lookback / step).  REQUIRES: 1s..1h,
-  // not longer than min_window.
-  std::chrono::milliseconds step = std::chrono::seconds(60);
+  // within one step, and their cost grows as lookback / step (on 2,000 GPUs
+  // x 2 days, 1m steps cost 3x the 5m default).  5 minutes is far below
+  // any useful minimum history (24h by default).  REQUIRES: 1s..1h, not
+  // longer than min_window.
+  std::chrono::milliseconds step = std::chrono::minutes(5);
   // Window length after a refused whole-lookback query.
   std::chrono::milliseconds chunk = std::chrono::hours(24);
   // 0 = ask for the whole lookback first; else start with windows this long.

@@ -77,26 +77,11 @@ bool DeploymentController::Reconcile(ControllerContext& ctx) {
   const uint64_t start_rv = ctx.store.ResourceVersion();
   Store& store = ctx.store;
   bool wrote = false;
-  std::set<std::string> affected;
-  const bool incremental = cursor_.Collect(store, [&](const std::string& id, const std::string&, const json& obj,
-                                                      const json* old) {
-    if (id == kDeployments) affected.insert(Store::Key(Namespace(obj), Name(obj)));
-    if (id == kReplicaSets) {
-      AddControllerKey(&obj, "Deployment", &affected);
-      AddControllerKey(old, "Deployment", &affected);
-    }
-  });
+  const OwnersToReconcile owners = ChangedOwners(cursor_, store, kDeployments, kReplicaSets, "Deployment");
+  const bool incremental = owners.incremental;
   std::map<std::string, std::vector<std::string>> rs_by_owner;
-  std::vector<std::pair<std::string, std::string>> todo;
-  if (incremental) {
-    for (const auto& key : affected) {
-      size_t slash = key.find('/');
-      todo.emplace_back(key.substr(0, slash), key.substr(slash + 1));
-    }
-  } else {
-    rs_by_owner = OwnedByUid(store, kReplicaSets);
-    todo = Keys(store, kDeployments);
-  }
+  if (!incremental) rs_by_owner = OwnedByUid(store, kReplicaSets);
+  const auto& todo = owners.keys;
   for (const auto& [ns, dname] : todo) {
     const json* dp = store.Get(kDeployments, ns, dname);
     if (dp == nullptr) continue;

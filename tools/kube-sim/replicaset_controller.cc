@@ -33,28 +33,11 @@ bool ReplicaSetController::Reconcile(ControllerContext& ctx) {
   const uint64_t start_rv = ctx.store.ResourceVersion();
   Store& store = ctx.store;
   bool wrote = false;
-  // Which ReplicaSets to look at: all of them, or those that changed or
-  // whose pods changed since the last run.
-  std::set<std::string> affected;
-  const bool incremental = cursor_.Collect(store, [&](const std::string& id, const std::string&, const json& obj,
-                                                      const json* old) {
-    if (id == kReplicaSets) affected.insert(Store::Key(Namespace(obj), Name(obj)));
-    if (id == kPods) {
-      AddControllerKey(&obj, "ReplicaSet", &affected);
-      AddControllerKey(old, "ReplicaSet", &affected);
-    }
-  });
+  const OwnersToReconcile owners = ChangedOwners(cursor_, store, kReplicaSets, kPods, "ReplicaSet");
+  const bool incremental = owners.incremental;
   std::map<std::string, std::vector<std::string>> by_owner;
-  std::vector<std::pair<std::string, std::string>> todo;
-  if (incremental) {
-    for (const auto& key : affected) {
-      size_t slash = key.find('/');
-      todo.emplace_back(key.substr(0, slash), key.substr(slash + 1));
-    }
-  } else {
-    by_owner = ActivePodsByOwner(store);
-    todo = Keys(store, kReplicaSets);
-  }
+  if (!incremental) by_owner = ActivePodsByOwner(store);
+  const auto& todo = owners.keys;
   for (const auto& [ns, rs_name] : todo) {
     const json* rs = store.Get(kReplicaSets, ns, rs_name);
     if (rs == nullptr || IsPodDeleting(*rs)) continue;

@@ -22,26 +22,11 @@ bool StatefulSetController::Reconcile(ControllerContext& ctx) {
   const uint64_t start_rv = ctx.store.ResourceVersion();
   Store& store = ctx.store;
   bool wrote = false;
-  std::set<std::string> affected;
-  const bool incremental = cursor_.Collect(store, [&](const std::string& id, const std::string&, const json& obj,
-                                                      const json* old) {
-    if (id == kStatefulSets) affected.insert(Store::Key(Namespace(obj), Name(obj)));
-    if (id == kPods) {
-      AddControllerKey(&obj, "StatefulSet", &affected);
-      AddControllerKey(old, "StatefulSet", &affected);
-    }
-  });
+  const OwnersToReconcile owners = ChangedOwners(cursor_, store, kStatefulSets, kPods, "StatefulSet");
+  const bool incremental = owners.incremental;
   std::map<std::string, std::vector<std::string>> pods_by_owner;
-  std::vector<std::pair<std::string, std::string>> todo;
-  if (incremental) {
-    for (const auto& key : affected) {
-      size_t slash = key.find('/');
-      todo.emplace_back(key.substr(0, slash), key.substr(slash + 1));
-    }
-  } else {
-    pods_by_owner = OwnedByUid(store, kPods);
-    todo = Keys(store, kStatefulSets);
-  }
+  if (!incremental) pods_by_owner = OwnedByUid(store, kPods);
+  const auto& todo = owners.keys;
   for (const auto& [sts_ns, sts_name] : todo) {
     const json* stored = store.Get(kStatefulSets, sts_ns, sts_name);
     if (stored == nullptr) continue;

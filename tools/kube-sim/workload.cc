@@ -120,4 +120,27 @@ void AddControllerKey(const json* obj, const std::string& kind, std::set<std::st
   if (ref != nullptr && ref->value("kind", "") == kind) out->insert(Store::Key(Namespace(*obj), ref->value("name", "")));
 }
 
+OwnersToReconcile ChangedOwners(const ChangeCursor& cursor, const Store& store, const std::string& owner_id,
+                                const std::string& child_id, const std::string& owner_kind) {
+  std::set<std::string> affected;
+  OwnersToReconcile out;
+  out.incremental = cursor.Collect(store, [&](const std::string& id, const std::string&, const json& obj,
+                                              const json* old) {
+    if (id == owner_id) affected.insert(Store::Key(Namespace(obj), Name(obj)));
+    if (id == child_id) {
+      AddControllerKey(&obj, owner_kind, &affected);
+      AddControllerKey(old, owner_kind, &affected);
+    }
+  });
+  if (!out.incremental) {
+    out.keys = Keys(store, owner_id);
+    return out;
+  }
+  for (const auto& key : affected) {
+    const size_t slash = key.find('/');
+    out.keys.emplace_back(key.substr(0, slash), key.substr(slash + 1));
+  }
+  return out;
+}
+
 }  // namespace kubeon::kubesim

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller.h"
 #include "store.h"
 
 namespace kubeon::kubesim {
@@ -48,5 +49,16 @@ std::vector<std::string> OwnedIn(const Store& store, const std::string& store_id
                                  const std::string& uid);
 // Adds "ns/<owner name>" to *out when obj's controlling owner is a `kind`.
 void AddControllerKey(const json* obj, const std::string& kind, std::set<std::string>* out);
+
+// The owners (objects of `owner_id`, kind `owner_kind`) a workload controller
+// must look at.  incremental: those that changed since the cursor, or whose
+// children (objects of `child_id`) changed; otherwise (first run, history
+// compacted past the cursor) every owner, and the caller indexes children itself.
+struct OwnersToReconcile {
+  bool incremental = false;
+  std::vector<std::pair<std::string, std::string>> keys;  // (namespace, name)
+};
+OwnersToReconcile ChangedOwners(const ChangeCursor& cursor, const Store& store, const std::string& owner_id,
+                                const std::string& child_id, const std::string& owner_kind);
 
 }  // namespace kubeon::kubesim

@@ -37,10 +37,8 @@ Plan TwoNodePlan() {
     g.mig_enabled = true;
     g.mig_devices = i < 2 ? std::vector<std::string>{"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}
                           : std::vector<std::string>{"1g.5gb"};
-    p.nodes.push_back({});
     mig.gpus.push_back(g);
   }
-  p.nodes.clear();
   p.nodes.push_back(mig);
   NodePlan ts;
   ts.name = "l4-1";

@@ -160,7 +160,6 @@ class Planner {
       works_[it->second].pods.push_back(static_cast<int>(i));
       works_[it->second].d.pods.push_back(p.name);
     }
-    for (auto& n : nodes_) n.before = std::min(n.before, std::max(n.node->gpu_count, n.before));
   }
 
   void Unchanged(WorkState& w, std::string reason) {
@@ -192,6 +191,7 @@ class Planner {
       }
       w.d.gpus_per_pod = max_gpus;
       w.d.gpu_model = models.size() == 1 ? *models.begin() : "";
+      const bool candidate = Precheck(w, first, slices_held, off_target, models);
       auto usage = join.by_workload.find(w.d.ref);
       if (usage != join.by_workload.end()) {
         const metrics::WorkloadUsage u = metrics::Aggregate(usage->second, options_.compute_percentile);
@@ -200,8 +200,8 @@ class Planner {
         w.d.compute_metric = u.compute_metric;
         w.d.history_hours = u.history_hours;
         w.d.samples = u.samples;
-        if (!Sized(w, u, usage->second.size())) continue;
-      } else if (Precheck(w, first, slices_held, off_target, models)) {
+        if (candidate) Size(w, u, usage->second.size());
+      } else if (candidate) {
         Unchanged(w, "no DCGM history for its pods (no series with namespace/pod " + first.namespace_ + "/" +
                          first.name + " or its owner's other pods)");
       }
@@ -244,36 +244,25 @@ class Planner {
     return true;
   }
 
-  // Applies the history-based rules; returns false when the workload was
-  // decided unchanged by them or by Precheck.
-  bool Sized(WorkState& w, const metrics::WorkloadUsage& u, size_t history_pods) {
+  // Applies the history-based rules to a workload that passed Precheck.
+  void Size(WorkState& w, const metrics::WorkloadUsage& u, size_t history_pods) {
     const model::Pod& first = cluster_.pods[w.pods.front()];
-    std::string slices_held, off_target;
-    std::set<std::string> models;
-    for (int pi : w.pods) {
-      const model::Pod& p = cluster_.pods[pi];
-      for (const auto& [res, qty] : p.gpu_slices) slices_held = res;
-      const NodeState& n = nodes_[node_index_.at(p.node_name)];
-      models.insert(n.model ? n.model->id : "unknown GPU \"" + n.node->gpu_product + "\"");
-      if (!n.target && off_target.empty()) off_target = "pod " + p.name + " runs on node " + n.node->name + ", " + n.not_target;
-    }
-    if (!Precheck(w, first, slices_held, off_target, models)) return false;
     if (u.bad_samples > 0) {
       Unchanged(w, std::to_string(u.bad_samples) + " unparseable samples in its history; peaks are not guessed");
-      return false;
+      return;
     }
     if (!u.has_memory) {
       Unchanged(w, "no DCGM_FI_DEV_FB_USED samples in its history");
-      return false;
+      return;
     }
     if (!u.has_compute) {
       Unchanged(w, "no compute samples (DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_GPU_UTIL) in its history");
-      return false;
+      return;
     }
     if (u.history_hours + 1e-9 < options_.min_history_hours) {
       Unchanged(w, "too little history: " + Hours(u.history_hours) + " < " + Hours(options_.min_history_hours) +
                        " (" + std::to_string(history_pods) + " pods, " + std::to_string(u.samples) + " samples)");
-      return false;
+      return;
     }
     const NodeState& node = nodes_[node_index_.at(first.node_name)];
     const mig::GpuModel& model = *node.model;
@@ -286,31 +275,30 @@ class Planner {
       w.need_memory_mib = r.need_memory_mib;
       w.need_compute = r.need_compute;
       if (r.decision == Decision::kUnchanged) Unchanged(w, r.reason);
-      return r.decision != Decision::kUnchanged;
+      return;
     }
     if (!model.mig_capable) {
       Unchanged(w, "no MIG on " + model.id + " and time-slicing is not allowed in namespace " + w.d.ref.namespace_ +
                        " (policy spec.timeSlicing.namespaces)");
-      return false;
+      return;
     }
     if (!PoolHasMigTarget(model.id)) {
       Unchanged(w, "no " + model.id + " node in scope can take MIG layouts (schedulable, Ready, nvidia.com/mig.capable=true, "
                    "mig.strategy not single)");
-      return false;
+      return;
     }
     SizingResult r = SizeForMig(model, policy_, u.peak_memory_mib, peak_compute);
     w.need_memory_mib = r.need_memory_mib;
     w.need_compute = r.need_compute;
     if (r.decision != Decision::kMig) {
       Unchanged(w, r.reason);
-      return false;
+      return;
     }
     w.d.decision = Decision::kMig;
     w.d.reason = r.reason;
     w.profile = r.profile;
     w.profile_index = static_cast<int>(r.profile - model.profiles.data());
     w.d.slice = r.profile->name;
-    return true;
   }
 
   int64_t PoolMemory(const std::string& pool) const {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -110,6 +111,10 @@ class SimProcess {
     kubeconfig_ = dir + "/kubeconfig.yaml";
     out_path_ = dir + "/kube-sim.out";
     err_path_ = dir + "/kube-sim.err";
+    // A previous run in the same directory left these behind; without
+    // removing them first, readiness would be read from the old process.
+    std::remove(kubeconfig_.c_str());
+    std::remove(out_path_.c_str());
     pid_ = fork();
     if (pid_ == 0) {
       int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -300,6 +300,46 @@ TEST(GpuOperatorTest, MissingConfigMapAndInjectedFaultFail) {
   EXPECT_EQ(Capacity(m, "gpu-b", "nvidia.com/mig-1g.10gb"), "56");
 }
 
+// The message of a MigConfigFailed event for the node (the last listed), "" if none.
+std::string MigFailure(ManualSim& m, const std::string& node) {
+  std::string msg;
+  for (const auto& e : m.store().List(kEvents, "default")) {
+    if (e.value("reason", "") == "MigConfigFailed" && Str(e, {"involvedObject", "name"}) == node) {
+      msg = e.value("message", "");
+    }
+  }
+  return msg;
+}
+
+TEST(GpuOperatorTest, GpusOutsideTheCatalogFail) {
+  ManualSim m;
+  m.Create(kConfigMaps, MigConfigMap());
+  m.Mutate(kNodes, "", "gpu-b", [](json& n) {
+    n["metadata"]["labels"]["nvidia.com/gpu.product"] = "NVIDIA-FOO";
+    n["metadata"]["labels"]["nvidia.com/mig.config"] = "all-1g.10gb";
+  });
+  m.Advance(300);
+  EXPECT_EQ(NodeLabel(m, "gpu-b", "nvidia.com/mig.config.state"), "failed");
+  EXPECT_EQ(Capacity(m, "gpu-b", "nvidia.com/gpu"), "8");
+  EXPECT_NE(MigFailure(m, "gpu-b").find("GPU model \"NVIDIA-FOO\" is not in the MIG catalog"), std::string::npos)
+      << MigFailure(m, "gpu-b");
+  // A catalog model without MIG, with no mig.capable label: the catalog says no.
+  m.Mutate(kNodes, "", "gpu-a", [](json& n) {
+    n["metadata"]["labels"]["nvidia.com/gpu.product"] = "NVIDIA-L4";
+    n["metadata"]["labels"]["nvidia.com/gpu.memory"] = "23034";
+    n["metadata"]["labels"].erase("nvidia.com/mig.capable");
+    n["metadata"]["labels"]["nvidia.com/mig.config"] = "all-1g.10gb";
+  });
+  m.Advance(300);
+  EXPECT_EQ(NodeLabel(m, "gpu-a", "nvidia.com/mig.config.state"), "failed");
+  EXPECT_NE(MigFailure(m, "gpu-a").find("is not MIG capable"), std::string::npos) << MigFailure(m, "gpu-a");
+  // Disabling MIG works on any GPU.
+  m.Mutate(kNodes, "", "gpu-b", [](json& n) { n["metadata"]["labels"]["nvidia.com/mig.config"] = "all-disabled"; });
+  m.Advance(300);
+  EXPECT_EQ(NodeLabel(m, "gpu-b", "nvidia.com/mig.config.state"), "success");
+  EXPECT_EQ(Capacity(m, "gpu-b", "nvidia.com/gpu"), "8");
+}
+
 json DevicePluginConfigMap() {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
           {"metadata", {{"name", "kubeon-device-plugin-config"}, {"namespace", "gpu-operator"}}},

@@ -161,11 +161,9 @@ bool GpuOperator::FinishMig(ControllerContext& ctx, const std::string& node_name
   if (!parsed.ok()) return fail(parsed.error().message);
   auto it = parsed.value().find(config);
   if (it == parsed.value().end()) return fail(source + ": no config named \"" + config + "\"");
-  std::string product = Label(*node, "nvidia.com/gpu.product");
-  const GpuModel* model = IdentifyGpuModel(product, LabelInt(*node, "nvidia.com/gpu.memory", 0));
-  std::string capable = Label(*node, "nvidia.com/mig.capable");
-  bool mig_capable = capable.empty() ? IsMigCapableProduct(product) : capable == "true";
-  auto result = ApplyMigConfig(it->second, st.gpu_count, model, mig_capable);
+  NodeGpu gpu = DescribeNodeGpu(Label(*node, "nvidia.com/gpu.product"), LabelInt(*node, "nvidia.com/gpu.memory", 0),
+                                Label(*node, "nvidia.com/mig.capable"));
+  auto result = ApplyMigConfig(it->second, st.gpu_count, gpu);
   if (!result.ok()) return fail(result.error().message);
   st.layout = result.value();
   bool wrote = WriteResources(ctx, node_name, st);

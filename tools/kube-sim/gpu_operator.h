@@ -10,8 +10,9 @@
 // nvidia.com/mig.strategy=mixed, per-profile nvidia.com/mig-<p>.count
 // labels, and capacity/allocatable nvidia.com/mig-<p> = instances,
 // nvidia.com/gpu = GPUs left without MIG.  Failure (missing ConfigMap or
-// config, bad YAML, an invalid layout, or an injected fault): state
-// "failed", resources unchanged, and an Event (reason MigConfigFailed).
+// config, bad YAML, MIG on a GPU that is not MIG capable or not in the MIG
+// catalog, an invalid layout, or an injected fault): state "failed",
+// resources unchanged, and an Event (reason MigConfigFailed).
 //
 // device plugin: when nvidia.com/device-plugin.config (or the ConfigMap
 // <operator_namespace>/<device_plugin_config_map> entry it names) changes,

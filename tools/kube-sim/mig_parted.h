@@ -1,5 +1,5 @@
-// What the simulated mig-manager knows: the mig-parted config format and
-// the MIG geometry of NVIDIA GPUs.
+// What the simulated mig-manager knows: the mig-parted config format, and
+// how a config is checked against a node's GPUs.
 //
 // Config (the ConfigMap key config.yaml, as mig-parted reads it):
 //   version: v1
@@ -12,21 +12,26 @@
 // Unknown keys, a wrong version and mistyped values are errors naming the
 // config, the entry and the key.
 //
-// Geometry (reference/mig-facts.md): 8 memory slices and 7 compute slices
-// (A30: 4 and 4); each profile has placements {starts}:size on the memory
-// slices and a maximum instance count.  A layout is valid when its
-// instances can be placed without overlapping memory slices and the
-// compute slices add up to at most the GPU's.  GPUs are identified from the
-// GFD labels nvidia.com/gpu.product and nvidia.com/gpu.memory (MiB); an
-// unidentified MIG-capable GPU gets the generic check (names Ng.Mgb with
-// N in {1,2,3,4,7}, at most 7 instances, compute slices <= 7).
+// Geometry is the project's MIG catalog (data/mig-catalog.json, through
+// kubeon_mig: src/mig/catalog.h, src/mig/layout.h); nothing about GPU models
+// is hard-coded here.  A node's GPU is the catalog model matching the GFD
+// labels nvidia.com/gpu.product and nvidia.com/gpu.memory (MiB); it is MIG
+// capable when the label nvidia.com/mig.capable says "true", or, without
+// that label, when the catalog says so.  A GPU the config puts in MIG mode
+// must be of a catalog model (else the config fails: "GPU model \"X\" is
+// not in the MIG catalog"), MIG capable, and its mig-devices must be a
+// placement kubeon::mig::PlaceLayout accepts; its error is passed through.
+// device-filter entries select a GPU whose model lists the PCI id
+// (compared case-insensitively); on an unknown model they select nothing.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "api_error.h"
+#include "mig/catalog.h"
 
 namespace kubeon::kubesim {
 
@@ -42,30 +47,24 @@ using MigConfigSet = std::map<std::string, std::vector<MigConfigEntry>>;
 // `source` names the input in errors ("configmap gpu-operator/x key config.yaml").
 Outcome<MigConfigSet> ParseMigPartedConfig(const std::string& yaml_text, const std::string& source);
 
-struct MigProfile {
-  std::string name;
-  int compute_slices = 0;
-  int memory_slices = 0;
-  int max_instances = 0;
-  std::vector<int> starts;
+// The catalog model for a product label and its memory (MiB, 0 = unknown):
+// kubeon::mig::MigCatalog::Builtin().MatchProduct.  nullptr when the
+// catalog does not know the product.
+const mig::GpuModel* IdentifyGpuModel(const std::string& product, int64_t memory_mib);
+
+// Checks one GPU's instances ({profile: count}) with kubeon::mig::PlaceLayout.
+Outcome<bool> ValidateGpuLayout(const mig::GpuModel& model, const std::map<std::string, int>& devices);
+
+// A node's GPUs, as the GFD labels describe them (all GPUs of a node are alike).
+struct NodeGpu {
+  std::string product;                   // nvidia.com/gpu.product
+  const mig::GpuModel* model = nullptr;  // IdentifyGpuModel; nullptr = not in the catalog
+  bool mig_capable = false;              // nvidia.com/mig.capable, else model->mig_capable
 };
 
-struct GpuModel {
-  std::string name;  // "A100-40GB"
-  int memory_slices = 8;
-  int compute_slices = 7;
-  std::vector<MigProfile> profiles;
-  std::vector<std::string> device_ids;  // PCI "0xDDDD10DE"
-  const MigProfile* Find(const std::string& profile) const;
-};
-
-// nullptr when the GPU is not MIG capable or not identified (see
-// IsMigCapableProduct to tell the two apart).
-const GpuModel* IdentifyGpuModel(const std::string& product, int64_t memory_mib);
-bool IsMigCapableProduct(const std::string& product);
-
-// Checks one GPU's instances; `model` nullptr = the generic check.
-Outcome<bool> ValidateGpuLayout(const GpuModel* model, const std::map<std::string, int>& devices);
+// The NodeGpu for the labels; mig_capable_label is the value of
+// nvidia.com/mig.capable, "" when the node has no such label.
+NodeGpu DescribeNodeGpu(const std::string& product, int64_t memory_mib, const std::string& mig_capable_label);
 
 struct NodeMigResult {
   int full_gpus = 0;  // GPUs with MIG disabled
@@ -74,8 +73,9 @@ struct NodeMigResult {
 };
 
 // Applies a config's entries to a node with `gpu_count` GPUs.  GPUs no
-// entry selects keep MIG disabled.
+// entry selects keep MIG disabled.  Errors name the GPU index and, for an
+// invalid layout, the catalog model.
 Outcome<NodeMigResult> ApplyMigConfig(const std::vector<MigConfigEntry>& entries, int gpu_count,
-                                      const GpuModel* model, bool mig_capable);
+                                      const NodeGpu& gpu);
 
 }  // namespace kubeon::kubesim

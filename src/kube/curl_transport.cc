@@ -6,10 +6,10 @@
 #include <cstring>
 #include <mutex>
 
+#include "net/curl_easy.h"
+
 namespace kubeon::kube {
 namespace {
-
-std::once_flag g_curl_init;
 
 struct ServerUrl {
   std::string scheme;  // "https" or "http"
@@ -51,39 +51,19 @@ std::string Bracketed(const std::string& host) {
 }
 
 TransportErrorKind Classify(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
+  switch (net::ClassifyCurlCode(code)) {
+    case net::CurlFailure::kConnection:
       return TransportErrorKind::kConnection;
-    case CURLE_OPERATION_TIMEDOUT:
+    case net::CurlFailure::kTimeout:
       return TransportErrorKind::kTimeout;
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_INVALIDCERTSTATUS:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_SSL_ENGINE_INITFAILED:
-    case CURLE_SSL_ENGINE_NOTFOUND:
-    case CURLE_SSL_ENGINE_SETFAILED:
-    case CURLE_SSL_CRL_BADFILE:
-    case CURLE_SSL_SHUTDOWN_FAILED:
-    case CURLE_USE_SSL_FAILED:
+    case net::CurlFailure::kTls:
       return TransportErrorKind::kTls;
-    case CURLE_ABORTED_BY_CALLBACK:
-    case CURLE_WRITE_ERROR:
+    case net::CurlFailure::kStopped:
       return TransportErrorKind::kCancelled;
-    default:
-      return TransportErrorKind::kOther;
+    case net::CurlFailure::kOther:
+      break;
   }
+  return TransportErrorKind::kOther;
 }
 
 // With TLS 1.3 a server refusing the client certificate says so in an alert
@@ -156,7 +136,7 @@ CurlTransport::CurlTransport(const RestConfig& config, const CurlTransportOption
 
 Result<std::unique_ptr<CurlTransport>> CurlTransport::Create(const RestConfig& config,
                                                               const CurlTransportOptions& options) {
-  std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  net::CurlGlobalInit();
   ServerUrl url;
   if (!ParseServerUrl(config.server, &url)) {
     return Status::Error("server \"" + config.server + "\" is not a valid http(s) URL");
@@ -212,11 +192,15 @@ HttpResult CurlTransport::Perform(const HttpRequest& request, const StreamHandle
   ex.curl = curl;
   char errbuf[CURL_ERROR_SIZE] = {0};
 
-  const std::string url = base_url_ + request.path;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  net::EasyOptions common;
+  common.url = base_url_ + request.path;
+  common.user_agent = options_.user_agent;
+  common.connect_timeout = options_.connect_timeout;
+  common.timeout = request.timeout;
+  common.error_buffer = errbuf;
+  common.verify_tls = !insecure_;
+  common.ca_pem = ca_pem_;  // blob: the kubeconfig's CA never touches the disk
+  net::SetCommonOptions(curl, common);
   if (handler == nullptr) {
     // gzip, as kubectl (Go) asks for and the API server offers for large
     // responses.  Not for streams: a compressing server may hold watch
@@ -225,30 +209,14 @@ HttpResult CurlTransport::Perform(const HttpRequest& request, const StreamHandle
   }
   curl_easy_setopt(curl, CURLOPT_HTTP_VERSION,
                    options_.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 
-  // TLS.  No session resumption: pooled connections stay open anyway, and
-  // some servers (OpenSSL ones verifying client certificates without a
-  // session id context) answer a resumed handshake with an internal error.
+  // TLS beyond the common verification and CA.  No session resumption:
+  // pooled connections stay open anyway, and some servers (OpenSSL ones
+  // verifying client certificates without a session id context) answer a
+  // resumed handshake with an internal error.
   curl_easy_setopt(curl, CURLOPT_SSL_SESSIONID_CACHE, 0L);
-  curl_blob ca{const_cast<char*>(ca_pem_.data()), ca_pem_.size(), CURL_BLOB_NOCOPY};
   curl_blob cert{const_cast<char*>(cert_pem_.data()), cert_pem_.size(), CURL_BLOB_NOCOPY};
   curl_blob key{const_cast<char*>(key_pem_.data()), key_pem_.size(), CURL_BLOB_NOCOPY};
-  if (insecure_) {
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
-  } else {
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!ca_pem_.empty()) {
-      curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);  // replaces CURLOPT_CAINFO
-      curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr);   // and nothing else is trusted
-    }
-  }
   if (!cert_pem_.empty()) {
     curl_easy_setopt(curl, CURLOPT_SSLCERT_BLOB, &cert);
     curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
@@ -306,7 +274,7 @@ HttpResult CurlTransport::Perform(const HttpRequest& request, const StreamHandle
     return std::move(ex.response);
   }
   TransportError err;
-  std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(code);
+  std::string detail = net::CurlErrorDetail(code, errbuf);
   err.kind = ex.stopped_by_handler ? TransportErrorKind::kCancelled : ClassifyWithDetail(code, detail);
   std::string what = request.method + " " + display_url_ + PathWithoutQuery(request.path);
   switch (err.kind) {

@@ -1,5 +1,5 @@
-# Kubernetes API client (issue 4): kubeconfig loading, libcurl transport,
-# KubeClient, cluster snapshot.
+# Kubernetes API client (issue 4): kubeconfig loading, libcurl transport
+# (its common curl setup is kubeon_net's), KubeClient, cluster snapshot.
 #
 # Test-only dependencies are linked at the end of the top-level directory
 # (cmake_language(DEFER)), once the test, tool and bench targets exist, so the
@@ -9,7 +9,7 @@
 # executable (KUBE_SIM_BINARY) when tools/kube-sim is part of the build.
 find_package(CURL REQUIRED)
 set(AREA_SOURCES kubeconfig.cc curl_transport.cc client.cc snapshot.cc)
-set(AREA_DEPS kubeon_model nlohmann_json::nlohmann_json yaml-cpp CURL::libcurl Threads::Threads)
+set(AREA_DEPS kubeon_model kubeon_net nlohmann_json::nlohmann_json yaml-cpp CURL::libcurl Threads::Threads)
 set(AREA_TESTS kubeconfig_test.cc curl_transport_test.cc client_test.cc snapshot_test.cc kube_sim_test.cc)
 
 if(KUBEON_TESTS)

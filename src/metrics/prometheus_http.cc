@@ -6,13 +6,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <sstream>
+
+#include "net/curl_easy.h"
 
 namespace kubeon::metrics {
 namespace {
-
-std::once_flag g_curl_init;
 
 bool IsTokenChar(char c) {
   // RFC 9110 tchar.
@@ -119,30 +118,18 @@ size_t OnBody(char* data, size_t size, size_t n, void* self) {
 }
 
 HttpErrorKind Classify(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
+  switch (net::ClassifyCurlCode(code)) {
+    case net::CurlFailure::kConnection:
       return HttpErrorKind::kUnreachable;
-    case CURLE_OPERATION_TIMEDOUT:
+    case net::CurlFailure::kTimeout:
       return HttpErrorKind::kTimeout;
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_INVALIDCERTSTATUS:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_USE_SSL_FAILED:
+    case net::CurlFailure::kTls:
       return HttpErrorKind::kTls;
-    default:
-      return HttpErrorKind::kOther;
+    case net::CurlFailure::kStopped:  // only OnBody stops, and that is kTooLarge
+    case net::CurlFailure::kOther:
+      break;
   }
+  return HttpErrorKind::kOther;
 }
 
 std::string Seconds(std::chrono::milliseconds ms) {
@@ -154,7 +141,7 @@ std::string Seconds(std::chrono::milliseconds ms) {
 }  // namespace
 
 Result<std::unique_ptr<PrometheusHttp>> PrometheusHttp::Create(const PrometheusHttpOptions& options) {
-  std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  net::CurlGlobalInit();
   std::string url = options.url;
   while (url.size() > 1 && url.back() == '/') url.pop_back();
   if (url.empty()) return Status::Error("Prometheus URL is empty");
@@ -240,22 +227,14 @@ HttpExchange PrometheusHttp::Perform(const std::string& url, const std::string* 
   Sink sink{&out.body, options_.max_response_bytes};
   char errbuf[CURL_ERROR_SIZE] = {0};
 
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "kubeon-gpu");
+  net::EasyOptions common;
+  common.url = url;
+  common.connect_timeout = options_.connect_timeout;
+  common.timeout = options_.timeout;
+  common.error_buffer = errbuf;
+  common.ca_file = ca_file_;  // verification is never switched off
+  net::SetCommonOptions(curl, common);
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (!ca_file_.empty()) {
-    curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file_.c_str());
-    curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr);
-  }
   curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
   headers = curl_slist_append(headers, "Expect:");
   for (const std::string& h : header_lines_) headers = curl_slist_append(headers, h.c_str());
@@ -286,7 +265,7 @@ HttpExchange PrometheusHttp::Perform(const std::string& url, const std::string* 
     return out;
   }
   out.body.clear();
-  std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(code);
+  std::string detail = net::CurlErrorDetail(code, errbuf);
   out.error_kind = sink.too_large ? HttpErrorKind::kTooLarge : Classify(code);
   switch (out.error_kind) {
     case HttpErrorKind::kUnreachable:

@@ -1,4 +1,5 @@
-# kubeon_metrics: DCGM history files -> per-pod usage summaries.
+# kubeon_metrics: DCGM history files -> per-pod usage summaries; Prometheus
+# history over HTTP (libcurl, with the shared setup of kubeon_net).
 find_package(CURL REQUIRED)
 set(AREA_SOURCES
   compute_histogram.cc
@@ -12,7 +13,7 @@ set(AREA_SOURCES
   prometheus_client.cc
   promql.cc
   prometheus_history.cc)
-set(AREA_DEPS kubeon_model CURL::libcurl nlohmann_json::nlohmann_json)
+set(AREA_DEPS kubeon_model kubeon_net CURL::libcurl nlohmann_json::nlohmann_json)
 set(AREA_TESTS
   byte_scan_test.cc
   compute_histogram_test.cc

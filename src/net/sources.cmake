@@ -1,0 +1,19 @@
+# kubeon_net: the libcurl easy-handle plumbing shared by the HTTP clients of
+# kubeon_kube (Kubernetes API) and kubeon_metrics (Prometheus).
+#
+# curl_easy_test serves plain HTTP in-process with cpp-httplib (Debian builds
+# it as a library, with OpenSSL); it is linked at the end of the top-level
+# directory (cmake_language(DEFER)), once the test target exists, so the
+# production library does not carry it.
+find_package(CURL REQUIRED)
+set(AREA_SOURCES curl_easy.cc)
+set(AREA_DEPS CURL::libcurl)
+set(AREA_TESTS curl_easy_test.cc)
+
+if(KUBEON_TESTS)
+  find_package(OpenSSL REQUIRED)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(KUBEON_NET_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+  cmake_language(DEFER CALL target_link_libraries curl_easy_test PRIVATE
+                 PkgConfig::KUBEON_NET_HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+endif()

@@ -54,6 +54,11 @@ struct WorkState {
   std::string pool;  // model id
 };
 
+// "1 pod", "2 pods": a count and its noun, plural with an "s".
+std::string Count(int n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string Hours(double h) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.1fh", h);
@@ -587,8 +592,8 @@ class Planner {
                        "the others' CUDA contexts. Replicas are chosen so any " + std::to_string(f.replicas()) +
                        " of this node's pods fit together at their measured peaks plus headroom.";
         np.notes.push_back("the device plugin spreads pods over the node's GPUs; " +
-                           std::to_string(np.gpu_count * f.replicas() - static_cast<int>(f.items().size())) +
-                           " shared slots stay free");
+                           Count(np.gpu_count * f.replicas() - static_cast<int>(f.items().size()), "shared slot") +
+                           " left free");
       } else {
         np.method = "none";
         np.isolation = n.pinned > 0 ? "unchanged: whole GPUs" : "no GPU workloads remain";
@@ -653,7 +658,7 @@ class Planner {
           }
         }
         w.d.slice = "1/" + std::to_string(replicas);
-        w.d.reason += "; shares a GPU with up to " + std::to_string(replicas - 1) + " other pods";
+        w.d.reason += "; shares a GPU with up to " + Count(replicas - 1, "other pod");
         w.d.isolation = "time-slicing: no memory or fault isolation from the pods sharing its GPU";
       }
       ++plan_.summary.workloads;

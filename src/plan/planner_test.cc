@@ -269,6 +269,12 @@ TEST(Planner, MaxReplicasBoundsSharing) {
     }
   }
   EXPECT_EQ(p.summary.gpus_after, 2);
+  const WorkloadDecision& tiny = Find(p, "ml-dev/tiny");
+  ASSERT_EQ(tiny.decision, Decision::kTimeSlicing);
+  EXPECT_EQ(tiny.slice, "1/2");
+  const std::string tail = "shares a GPU with up to 1 other pod";
+  ASSERT_GE(tiny.reason.size(), tail.size());
+  EXPECT_EQ(tiny.reason.substr(tiny.reason.size() - tail.size()), tail) << tiny.reason;
 }
 
 TEST(Planner, LoneTimeSlicedPodStays) {

@@ -73,19 +73,12 @@ Outcome<MigConfigEntry> ParseEntry(const YAML::Node& n, const std::string& sourc
   return e;
 }
 
-bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
-         });
-}
-
 // True when one of the filters names the model's PCI id.
+// REQUIRES: filters are upper case (ParseEntry stores them so).
 bool FilterSelects(const std::vector<std::string>& filters, const mig::GpuModel* model) {
   if (model == nullptr) return false;
-  for (const auto& f : filters) {
-    for (const auto& id : model->pci_device_ids) {
-      if (EqualsIgnoreCase(f, id)) return true;
-    }
+  for (const auto& id : model->pci_device_ids) {
+    if (std::find(filters.begin(), filters.end(), Upper(id)) != filters.end()) return true;
   }
   return false;
 }
@@ -139,28 +132,25 @@ NodeGpu DescribeNodeGpu(const std::string& product, int64_t memory_mib, const st
 
 Outcome<bool> ValidateGpuLayout(const mig::GpuModel& model, const std::map<std::string, int>& devices) {
   // Counts come from a ConfigMap and may be huge: the count rules are checked
-  // on the counts before the instances are listed one by one.  PlaceLayout
-  // reports a model without MIG and an unknown profile (before any count rule).
-  std::vector<std::string> names;
-  std::vector<int> counts(model.profiles.size(), 0);
-  bool known = model.mig_capable;
-  for (const auto& [name, n] : devices) {
-    names.push_back(name);
-    int i = mig::ProfileIndex(model, name);
-    if (i < 0) known = false;
-    else counts[static_cast<size_t>(i)] = n;
-  }
-  if (!known) {
-    auto placed = mig::PlaceLayout(model, names);
+  // on the counts before the instances are listed one by one.  A model
+  // without MIG and an unknown profile get PlaceLayout's own errors.
+  auto place_error = [&](const std::vector<std::string>& profiles) -> Outcome<bool> {
+    auto placed = mig::PlaceLayout(model, profiles);
     if (!placed.ok()) return ApiError::BadRequest(placed.status().message());
+    return true;
+  };
+  if (!model.mig_capable) return place_error({});
+  std::vector<int> counts(model.profiles.size(), 0);
+  for (const auto& [name, n] : devices) {
+    int i = mig::ProfileIndex(model, name);
+    if (i < 0) return place_error({name});
+    counts[static_cast<size_t>(i)] = n;
   }
   Status rules = mig::CheckCountRules(model, counts);
   if (!rules.ok()) return ApiError::BadRequest(rules.message());
   std::vector<std::string> instances;
   for (const auto& [name, n] : devices) instances.insert(instances.end(), static_cast<size_t>(n), name);
-  auto placed = mig::PlaceLayout(model, instances);
-  if (!placed.ok()) return ApiError::BadRequest(placed.status().message());
-  return true;
+  return place_error(instances);
 }
 
 Outcome<NodeMigResult> ApplyMigConfig(const std::vector<MigConfigEntry>& entries, int gpu_count,

@@ -33,17 +33,14 @@ set(AREA_TESTS
 # Linked at the end of the top-level directory (cmake_language(DEFER)), when
 # the test and area targets exist; the production library links neither.
 if(KUBEON_TESTS)
-  find_package(OpenSSL REQUIRED)
-  find_package(PkgConfig REQUIRED)
-  pkg_check_modules(KUBEON_METRICS_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
   function(kubeon_metrics_link_prometheus_tests)
     if(TARGET prometheus_client_test)
-      target_link_libraries(prometheus_client_test PRIVATE PkgConfig::KUBEON_METRICS_HTTPLIB
+      target_link_libraries(prometheus_client_test PRIVATE PkgConfig::HTTPLIB
                             OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
     endif()
     if(TARGET prometheus_history_test)
       target_link_libraries(prometheus_history_test PRIVATE kubeon_plan kubeon_policy kubeon_mig kubeon_model
-                            PkgConfig::KUBEON_METRICS_HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+                            PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
     endif()
   endfunction()
   cmake_language(DEFER CALL kubeon_metrics_link_prometheus_tests)

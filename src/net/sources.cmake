@@ -11,9 +11,6 @@ set(AREA_DEPS CURL::libcurl)
 set(AREA_TESTS curl_easy_test.cc)
 
 if(KUBEON_TESTS)
-  find_package(OpenSSL REQUIRED)
-  find_package(PkgConfig REQUIRED)
-  pkg_check_modules(KUBEON_NET_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
   cmake_language(DEFER CALL target_link_libraries curl_easy_test PRIVATE
-                 PkgConfig::KUBEON_NET_HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+                 PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
 endif()

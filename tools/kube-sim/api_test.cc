@@ -267,8 +267,12 @@ TEST_F(ApiTest, DeleteCascadesOrOrphans) {
   EXPECT_FALSE(rs["metadata"].contains("ownerReferences"));
   EXPECT_EQ(PodNames("ml").size(), 2u);
   Json("DELETE", "/apis/apps/v1/namespaces/ml/replicasets/trainer-6d4cf56db6", 200);
-  EXPECT_TRUE(PodNames("ml").empty());
   Json("DELETE", "/apis/apps/v1/namespaces/serving/statefulsets/infer", 200, R"({"propagationPolicy": "Background"})");
+  // The dependents' pods terminate gracefully (30 s).
+  EXPECT_EQ(PodNames("ml").size(), 2u);
+  for (const auto& p : m.Pods("ml")) EXPECT_TRUE(IsPodDeleting(p));
+  m.Advance(30000);
+  EXPECT_TRUE(PodNames("ml").empty());
   EXPECT_TRUE(PodNames("serving").empty());
   EXPECT_EQ(Json("DELETE", "/api/v1/nodes/cpu-1", 409, R"({"preconditions": {"uid": "wrong"}})")["reason"], "Conflict");
   Json("DELETE", "/api/v1/namespaces/gpu-operator", 200);
@@ -298,11 +302,23 @@ TEST_F(ApiTest, EvictionAllowedByPdbDeletesAndUpdatesBudget) {
   EXPECT_FALSE(m.Get(kPods, "ml", "trainer-6d4cf56db6-x7k2p").is_null());
   json ok = Json("POST", kEvictPath, 201, kEvictV1);
   EXPECT_EQ(ok["status"], "Success");
-  EXPECT_TRUE(m.Get(kPods, "ml", "trainer-6d4cf56db6-x7k2p").is_null());
-  EXPECT_EQ(PodNames("ml").size(), 2u);  // replaced by the ReplicaSet
+  // The evicted pod terminates for its grace period (30 s); the ReplicaSet
+  // replaces it at once.
+  json evicted = m.Get(kPods, "ml", "trainer-6d4cf56db6-x7k2p");
+  ASSERT_FALSE(evicted.is_null());
+  EXPECT_EQ(evicted["metadata"]["deletionGracePeriodSeconds"], 30);
+  EXPECT_FALSE(IsPodReady(evicted));
+  EXPECT_EQ(PodNames("ml").size(), 3u);
   json pdb = m.Get(kPdbs, "ml", "trainer-pdb");
   EXPECT_EQ(pdb["status"]["currentHealthy"], 2);
   EXPECT_EQ(pdb["status"]["disruptionsAllowed"], 1);
+  // Evicting a terminating pod skips the budget and changes nothing.
+  EXPECT_EQ(Json("POST", kEvictPath, 201, kEvictV1)["status"], "Success");
+  m.Advance(29999);
+  EXPECT_FALSE(m.Get(kPods, "ml", "trainer-6d4cf56db6-x7k2p").is_null());
+  m.Advance(1);
+  EXPECT_TRUE(m.Get(kPods, "ml", "trainer-6d4cf56db6-x7k2p").is_null());
+  EXPECT_EQ(PodNames("ml").size(), 2u);
   EXPECT_EQ(Json("POST", kEvictPath, 404, kEvictV1)["reason"], "NotFound");
 }
 

@@ -59,9 +59,11 @@ TEST(ReplicaSetControllerTest, RecreatesADeletedPod) {
 TEST(ReplicaSetControllerTest, ScalingTheDeploymentRemovesPods) {
   ManualSim m;
   m.Mutate(kDeployments, "ml", "trainer", [](json& d) { d["spec"]["replicas"] = 1; });
-  EXPECT_EQ(m.Pods("ml").size(), 1u);
   EXPECT_EQ(SpecReplicas(m.Get(kReplicaSets, "ml", "trainer-6d4cf56db6")), 1);
   EXPECT_EQ(m.Get(kDeployments, "ml", "trainer")["status"]["replicas"], 1);
+  ASSERT_EQ(m.Pods("ml").size(), 2u);  // one of them Terminating for 30 s
+  m.Advance(30000);
+  EXPECT_EQ(m.Pods("ml").size(), 1u);
   m.Mutate(kDeployments, "ml", "trainer", [](json& d) { d["spec"]["replicas"] = 4; });
   EXPECT_EQ(m.Pods("ml").size(), 4u);
 }
@@ -79,6 +81,7 @@ TEST(DeploymentControllerTest, TemplateChangeRollsOutANewReplicaSet) {
   EXPECT_EQ(SpecReplicas(*fresh), 2);
   EXPECT_EQ(SpecReplicas(*old), 0);
   EXPECT_EQ(Str(*fresh, {"metadata", "annotations", "deployment.kubernetes.io/revision"}), "2");
+  m.Advance(30000);  // the old pods terminate
   std::string hash = Str(*fresh, {"metadata", "labels", "pod-template-hash"});
   EXPECT_EQ(Name(*fresh), "trainer-" + hash);
   for (const auto& p : m.Pods("ml")) EXPECT_EQ(Str(p, {"metadata", "labels", "pod-template-hash"}), hash);
@@ -100,6 +103,7 @@ TEST(StatefulSetControllerTest, RecreatesOrdinalAndRollsTemplate) {
     s["spec"]["replicas"] = 2;
     s["spec"]["template"]["metadata"]["labels"]["v"] = "2";
   });
+  m.Advance(30000);  // infer-0 is replaced once it has terminated
   json sts = m.Get(kStatefulSets, "serving", "infer");
   std::string rev = Str(sts, {"status", "updateRevision"});
   EXPECT_NE(rev, "infer-5b8c9d7f6");

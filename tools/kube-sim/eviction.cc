@@ -2,6 +2,7 @@
 #include "eviction.h"
 
 #include "disruption_controller.h"
+#include "pod_deletion.h"
 #include "resources.h"
 
 namespace kubeon::kubesim {
@@ -57,7 +58,7 @@ Outcome<json> EvictPod(Store& store, Faults& faults, const std::string& ns, cons
   }
   auto remove = [&]() -> Outcome<json> {
     if (!dry_run) {
-      auto deleted = store.Delete(kPods, ns, name);
+      auto deleted = DeletePod(store, ns, name, GraceFromOptions(Find(body, {"deleteOptions"}) ? body["deleteOptions"] : json()), now);
       if (!deleted.ok()) return deleted.error();
     }
     return SuccessStatus(201);

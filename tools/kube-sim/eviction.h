@@ -10,7 +10,8 @@
 //  - otherwise disruptionsAllowed (recomputed from the store) must be > 0,
 //    else 429 TooManyRequests "Cannot evict pod as it would violate the
 //    pod's disruption budget." with a DisruptionBudget cause; on success the
-//    PDB status is written with one disruption fewer and the pod deleted.
+//    PDB status is written with one disruption fewer and the pod deleted
+//    gracefully (pod_deletion.h; deleteOptions.gracePeriodSeconds honoured).
 // Injected refusals (faults.h refuseEviction) answer first.  dryRun
 // (?dryRun=All or deleteOptions.dryRun) checks everything and writes nothing.
 // Success is 201 with a Status body.

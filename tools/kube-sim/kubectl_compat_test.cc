@@ -64,7 +64,10 @@ class KubectlCompatTest : public ::testing::TestWithParam<Case> {
     if (kubectl_.empty()) GTEST_SKIP() << GetParam().binary << " is not installed";
     dir_ = testing::MakeTempDir("kubesim-kubectl-");
     ASSERT_FALSE(dir_.empty());
-    sim_ = std::make_unique<testing::SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_);
+    // Evicted pods terminate within 0.5 s instead of their 30 s grace
+    // period, so the drains below finish quickly.
+    sim_ = std::make_unique<testing::SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_,
+                                                 std::vector<std::string>{"--settings", R"({"podShutdownMs": 500})"});
     ASSERT_TRUE(sim_->ready()) << "kube-sim did not start: " << sim_->Stderr();
   }
   void TearDown() override {

@@ -93,6 +93,13 @@ std::string Rfc3339(TimePoint t) {
   return buf;
 }
 
+std::optional<TimePoint> ParseRfc3339(const std::string& text) {
+  std::tm tm{};
+  const char* end = text.empty() ? nullptr : strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
 std::string NewUid(std::mt19937_64& rng) {
   uint64_t a = rng();
   uint64_t b = rng();

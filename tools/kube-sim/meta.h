@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -41,6 +42,9 @@ bool IsPodActive(const json& pod);                // not terminal, not deleting
 
 // RFC 3339 UTC with second precision ("2024-05-01T10:00:00Z").
 std::string Rfc3339(TimePoint t);
+// The inverse of Rfc3339 (a "Z" time with second precision); nullopt when
+// `text` is not one.
+std::optional<TimePoint> ParseRfc3339(const std::string& text);
 
 // A version-4 style UUID string from `rng`.
 std::string NewUid(std::mt19937_64& rng);

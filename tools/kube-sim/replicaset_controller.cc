@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "pod_deletion.h"
 #include "resources.h"
 #include "workload.h"
 
@@ -37,7 +38,10 @@ bool ReplicaSetController::Reconcile(ControllerContext& ctx) {
   const bool incremental = owners.incremental;
   std::map<std::string, std::vector<std::string>> by_owner;
   if (!incremental) by_owner = ActivePodsByOwner(store);
-  const auto& todo = owners.keys;
+  // ReplicaSets waiting for a ready pod to become available come back too.
+  std::set<std::pair<std::string, std::string>> todo(owners.keys.begin(), owners.keys.end());
+  todo.insert(waiting_available_.begin(), waiting_available_.end());
+  waiting_available_.clear();
   for (const auto& [ns, rs_name] : todo) {
     const json* rs = store.Get(kReplicaSets, ns, rs_name);
     if (rs == nullptr || IsPodDeleting(*rs)) continue;
@@ -68,7 +72,7 @@ bool ReplicaSetController::Reconcile(ControllerContext& ctx) {
       std::vector<std::string> doomed;
       for (int64_t i = 0; i < have - want && i < static_cast<int64_t>(pods.size()); ++i) doomed.push_back(Name(*pods[i]));
       for (const auto& name : doomed) {
-        if (store.Delete(kPods, ns, name).ok()) {
+        if (DeletePod(store, ns, name, std::nullopt, ctx.now).ok()) {
           wrote = true;
           keys.erase(std::find(keys.begin(), keys.end(), Store::Key(ns, name)));
         }
@@ -78,17 +82,23 @@ bool ReplicaSetController::Reconcile(ControllerContext& ctx) {
     rs = store.Get(kReplicaSets, ns, rs_name);
     const json* sel_json = Find(*rs, {"spec", "selector"});
     auto sel = sel_json != nullptr ? LabelSelector::FromJson(*sel_json) : Outcome<LabelSelector>(LabelSelector());
-    int64_t ready = 0, labeled = 0;
+    const int64_t min_ready = Int(*rs, {"spec", "minReadySeconds"}, 0);
+    int64_t ready = 0, available = 0, labeled = 0;
     for (const auto& k : keys) {
       const json* pod = GetByKey(store, kPods, k);
       if (pod == nullptr) continue;
       if (IsPodReady(*pod)) ++ready;
+      if (IsPodAvailable(*pod, min_ready, ctx.now)) {
+        ++available;
+      } else if (IsPodReady(*pod)) {
+        waiting_available_.emplace(ns, rs_name);
+      }
       if (sel.ok() && sel.value().Matches(Labels(*pod))) ++labeled;
     }
     json status = {{"replicas", static_cast<int64_t>(keys.size())},
                    {"fullyLabeledReplicas", labeled},
                    {"readyReplicas", ready},
-                   {"availableReplicas", ready},
+                   {"availableReplicas", available},
                    {"observedGeneration", Int(*rs, {"metadata", "generation"}, 1)}};
     if (UpdateStatus(store, kReplicaSets, *rs, status)) wrote = true;
   }

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <set>
 
+#include "apps_defaults.h"
 #include "base64.h"
 #include "eviction.h"
 #include "patch.h"
+#include "pod_deletion.h"
 #include "selector.h"
 #include "table.h"
 #include "validation.h"
@@ -172,6 +174,7 @@ Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json 
     if (existing.contains("status")) candidate["status"] = existing["status"];
     else candidate.erase("status");
   }
+  if (r.subresource.empty()) ApplyAppsDefaults(t.plural, &candidate);
   auto valid = ValidateUpdate(t, existing, candidate);
   if (!valid.ok()) return valid.error();
   if (dry_run) {
@@ -229,6 +232,7 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req) {
   } else if (t.HasStatus() && t.plural != "nodes") {
     obj.erase("status");
   }
+  ApplyAppsDefaults(t.plural, &obj);
   auto valid = ValidateCreate(t, obj);
   if (!valid.ok()) return ErrorResponse(valid.error());
   if (DryRun(req)) {
@@ -302,8 +306,9 @@ bool CanOwn(const std::string& store_id) {
   return store_id != kPods && store_id != kEvents && store_id != kConfigMaps;
 }
 
-// Deletes (or orphans) everything that `uid` owned, recursively.
-void Cascade(Store& store, const std::string& uid, bool orphan) {
+// Deletes (or orphans) everything that `uid` owned, recursively; pods are
+// deleted gracefully (pod_deletion.h).
+void Cascade(Store& store, const std::string& uid, bool orphan, TimePoint now) {
   std::vector<std::pair<std::string, json>> dependents;
   for (const auto& id : store.StoreIds()) {
     store.ForEach(id, "", "", [&](const std::string&, const json& o) {
@@ -329,8 +334,12 @@ void Cascade(Store& store, const std::string& uid, bool orphan) {
       (void)store.Update(id, o);
       continue;
     }
+    if (id == kPods) {
+      (void)DeletePod(store, Namespace(o), Name(o), std::nullopt, now);
+      continue;
+    }
     auto deleted = store.Delete(id, Namespace(o), Name(o));
-    if (deleted.ok() && CanOwn(id)) Cascade(store, Uid(o), false);
+    if (deleted.ok() && CanOwn(id)) Cascade(store, Uid(o), false, now);
   }
 }
 
@@ -364,9 +373,17 @@ ApiResponse Delete(Simulator& sim, const Route& r, const ApiRequest& req) {
       for (const json& o : store.List(rt.StoreId(), r.name)) (void)store.Delete(rt.StoreId(), r.name, Name(o));
     }
   }
+  if (t.StoreId() == kPods) {
+    std::optional<int64_t> grace = GraceFromOptions(opts);
+    if (std::string g = req.Param("gracePeriodSeconds"); !g.empty()) grace = std::atoll(g.c_str());
+    auto pod = DeletePod(store, r.ns, r.name, grace, sim.Now(), want_uid);
+    if (!pod.ok()) return ErrorResponse(pod.error());
+    sim.AfterWrite();
+    return JsonResponse(200, ServedObject(pod.value(), t, r.version));
+  }
   auto deleted = store.Delete(t.StoreId(), r.ns, r.name, want_uid);
   if (!deleted.ok()) return ErrorResponse(deleted.error());
-  if (CanOwn(t.StoreId())) Cascade(store, Uid(deleted.value()), propagation == "Orphan");
+  if (CanOwn(t.StoreId())) Cascade(store, Uid(deleted.value()), propagation == "Orphan", sim.Now());
   sim.AfterWrite();
   return JsonResponse(200, ServedObject(deleted.value(), t, r.version));
 }
@@ -386,9 +403,10 @@ ApiResponse DeleteCollection(Simulator& sim, const Route& r, const ApiRequest& r
       items.push_back(o);
       continue;
     }
-    auto d = store.Delete(t.StoreId(), Namespace(o), Name(o));
+    auto d = t.StoreId() == kPods ? DeletePod(store, Namespace(o), Name(o), std::nullopt, sim.Now())
+                                  : store.Delete(t.StoreId(), Namespace(o), Name(o));
     if (!d.ok()) continue;
-    if (CanOwn(t.StoreId())) Cascade(store, Uid(d.value()), false);
+    if (CanOwn(t.StoreId())) Cascade(store, Uid(d.value()), false, sim.Now());
     items.push_back(d.value());
   }
   if (!DryRun(req)) sim.AfterWrite();

@@ -7,15 +7,17 @@
 //           kind/apiVersion, as from a real server.
 //  GET      the object at the requested version (policy/v1beta1 PDBs are
 //           the stored policy/v1 objects relabelled).
-//  POST     create: generateName, namespace defaulting and checks, 404 for
+//  POST     create (apps/v1 workloads defaulted, apps_defaults.h): generateName, namespace defaulting and checks, 404 for
 //           a missing namespace, status reset (pods start Pending), 409
 //           AlreadyExists, validation.h rules; 201.
 //  PUT      update with optimistic concurrency (409 Conflict on a stale
 //           metadata.resourceVersion); the main resource keeps the stored
 //           status, /status keeps the stored spec and metadata.
 //  PATCH    merge / strategic merge / JSON patch (Content-Type), then as PUT.
-//  DELETE   immediate removal, dependents (ownerReferences) deleted in the
-//           background or orphaned (propagationPolicy Orphan); deleting a
+//  DELETE   immediate removal (pods: graceful, pod_deletion.h, with
+//           gracePeriodSeconds from the query or DeleteOptions), dependents
+//           (ownerReferences) deleted in the background (pods gracefully)
+//           or orphaned (propagationPolicy Orphan); deleting a
 //           namespace deletes its contents; preconditions honoured.
 //  scale    autoscaling/v1 Scale for deployments, replicasets, statefulsets.
 //  eviction eviction.h.

@@ -162,7 +162,8 @@ bool Scheduler::Reconcile(ControllerContext& ctx) {
   std::unordered_set<std::string> live;
   store.ForEach(kPods, "", "", [&](const std::string&, const json& pod) {
     const json* node = Find(pod, {"spec", "nodeName"});
-    if (node == nullptr || !node->is_string() || node->get_ref<const std::string&>().empty() || !IsPodActive(pod)) {
+    // A terminating pod holds its resources until it is gone.
+    if (node == nullptr || !node->is_string() || node->get_ref<const std::string&>().empty() || IsPodTerminal(pod)) {
       return true;
     }
     NodeUsage& u = usage[node->get_ref<const std::string&>()];

@@ -6,7 +6,8 @@
 // (nodeSelectorTerms, ORed) matches, and every requested resource (extended
 // resources such as nvidia.com/gpu, nvidia.com/mig-*, nvidia.com/gpu.shared;
 // cpu/memory unless disabled in the settings; the pod count) fits in
-// allocatable minus what bound, active pods request.  Among fitting nodes
+// allocatable minus what bound, non-terminal pods request (a Terminating pod
+// holds its resources until it is gone).  Among fitting nodes
 // the least-allocated (cpu, memory) wins, ties by name.  A pod that fits
 // nowhere gets condition PodScheduled=False, reason Unschedulable, with a
 // "0/N nodes are available: ..." message.  Only pods for

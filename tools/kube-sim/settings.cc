@@ -35,7 +35,7 @@ Outcome<Settings> Settings::Merge(const json& j) const {
                                 "devicePluginDelayMs", "operatorNamespace", "migConfigMap",
                                 "devicePluginConfigMap", "tickMs", "historyLimit",
                                 "watchMaxSeconds", "bookmarkIntervalMs", "serverVersion",
-                                "schedulerChecksCpuMemory"};
+                                "schedulerChecksCpuMemory", "podShutdownMs"};
   for (const auto& [k, v] : j.items()) {
     (void)v;
     bool known = false;
@@ -56,6 +56,11 @@ Outcome<Settings> Settings::Merge(const json& j) const {
             Take(j, "bookmarkIntervalMs", &s.bookmark_interval_ms, &err) &&
             Take(j, "serverVersion", &s.server_version, &err) &&
             Take(j, "schedulerChecksCpuMemory", &s.scheduler_checks_cpu_memory, &err);
+  if (ok && j.contains("podShutdownMs") && j["podShutdownMs"].is_null()) {
+    s.pod_shutdown_ms = -1;  // back to "the whole grace period"
+  } else if (ok) {
+    ok = Take(j, "podShutdownMs", &s.pod_shutdown_ms, &err);
+  }
   if (!ok) return ApiError::BadRequest("settings: " + err);
   if (s.tick_ms < 10) return ApiError::BadRequest("settings: tickMs: must be at least 10");
   if (s.history_limit < 1) return ApiError::BadRequest("settings: historyLimit: must be at least 1");
@@ -78,7 +83,8 @@ json Settings::ToJson() const {
           {"watchMaxSeconds", watch_max_seconds},
           {"bookmarkIntervalMs", bookmark_interval_ms},
           {"serverVersion", server_version},
-          {"schedulerChecksCpuMemory", scheduler_checks_cpu_memory}};
+          {"schedulerChecksCpuMemory", scheduler_checks_cpu_memory},
+          {"podShutdownMs", pod_shutdown_ms < 0 ? json(nullptr) : json(pod_shutdown_ms)}};
 }
 
 Outcome<json> ReadJsonArg(const std::string& arg, const std::string& flag) {

@@ -27,6 +27,11 @@ struct Settings {
   int64_t bookmark_interval_ms = 1000;   // BOOKMARK period when allowWatchBookmarks
   std::string server_version = "v1.32.0";  // /version gitVersion
   bool scheduler_checks_cpu_memory = true;
+  // How long a deleted pod's containers take to exit: the pod object goes
+  // away min(grace period, this) after its deletion.  -1 (JSON null, the
+  // default) means the whole grace period, as a container that ignores
+  // SIGTERM would take.
+  int64_t pod_shutdown_ms = -1;
 
   // Applies the keys present in `j` on top of *this.
   Outcome<Settings> Merge(const json& j) const;

@@ -11,6 +11,7 @@
 #include "disruption_controller.h"
 #include "gpu_operator.h"
 #include "kubelet.h"
+#include "pod_terminator.h"
 #include "replicaset_controller.h"
 #include "resources.h"
 #include "scheduler.h"
@@ -28,6 +29,7 @@ Simulator::Simulator(Settings settings, Clock clock)
   controllers_.push_back(std::make_unique<StatefulSetController>());
   controllers_.push_back(std::make_unique<Scheduler>());
   controllers_.push_back(std::make_unique<Kubelet>());
+  controllers_.push_back(std::make_unique<PodTerminator>());
   controllers_.push_back(std::make_unique<GpuOperator>());
   controllers_.push_back(std::make_unique<DisruptionController>());
   seen_.assign(controllers_.size(), ~0ULL);

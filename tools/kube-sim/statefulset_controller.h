@@ -1,16 +1,41 @@
-// StatefulSet controller: pods "<sts>-<ordinal>" for ordinals [0, replicas).
+// StatefulSet controller: pods "<sts>-<ordinal>" for ordinals [0, replicas),
+// as pkg/controller/statefulset (stateful_set_control.go) manages them.
 //
-// Missing ordinals are recreated from spec.template (OrderedReady: only
-// when every lower ordinal is Running and Ready; Parallel: at once) with
-// the labels statefulset.kubernetes.io/pod-name, apps.kubernetes.io/pod-index
-// and controller-revision-hash.  Ordinals >= replicas are deleted, highest
-// first.  When the template changes (metadata.generation moves past
-// status.observedGeneration) a new revision "<sts>-<hash>" becomes
-// status.updateRevision; with the RollingUpdate strategy the highest
-// outdated pod (one whose controller-revision-hash label differs) is
-// deleted (and recreated) whenever all pods are Ready.  A StatefulSet loaded
-// unchanged keeps the updateRevision it came with.
+// Revisions: status.updateRevision is "<sts>-<hash of spec.template>"
+// (recomputed when metadata.generation moves past observedGeneration; a
+// StatefulSet loaded unchanged keeps the one it came with) and every pod
+// carries its revision in the controller-revision-hash label.
+// status.currentRevision is the revision the set ran before; it becomes
+// updateRevision once a RollingUpdate has every pod updated and Ready.
+//
+// One sync, as the real one:
+//  1. ordinals [0, replicas): a missing one is created (at currentRevision
+//     when RollingUpdate and ordinal < partition, or, without a partition,
+//     ordinal < the number of current pods; else at updateRevision).  With
+//     podManagementPolicy OrderedReady (the default) the sync stops at the
+//     first ordinal it created, or that is Terminating, or that is not
+//     Running and Ready; Parallel goes on.  A Terminating pod's ordinal is
+//     only recreated once the old pod object is gone.
+//  2. ordinals >= replicas are deleted (gracefully), highest first;
+//     OrderedReady deletes one at a time and waits for it to be gone.
+//  3. RollingUpdate: from the highest ordinal down to the partition, the
+//     first pod not at updateRevision is deleted (and recreated by 1); the
+//     walk stops at a pod that is not Running and Ready.  OnDelete: pods
+//     are only replaced when someone deletes them.
+// Status: observedGeneration, replicas (pods that exist), readyReplicas,
+// availableReplicas (Ready for spec.minReadySeconds), currentReplicas and
+// updatedReplicas (not Terminating, at that revision), currentRevision,
+// updateRevision.
+//
+// Revision templates are kept in memory: a pod to be recreated at a
+// currentRevision whose template this process never saw (loaded from a
+// snapshot or state file) is created at updateRevision instead.
 #pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
 
 #include "controller.h"
 #include "resources.h"
@@ -22,9 +47,12 @@ class StatefulSetController : public Controller {
   const char* name() const override { return "statefulset"; }
   bool Reconcile(ControllerContext& ctx) override;
   std::vector<std::string> Inputs() const override { return {kStatefulSets, kPods}; }
+  bool WaitingOnClock() const override { return !waiting_available_.empty(); }
 
  private:
   ChangeCursor cursor_;
+  std::map<std::string, json> templates_;  // "<ns>/<revision>" -> pod template
+  std::set<std::pair<std::string, std::string>> waiting_available_;  // (namespace, name)
 };
 
 }  // namespace kubeon::kubesim

@@ -3,6 +3,7 @@
 
 #include <cctype>
 
+#include "deployment_rollout.h"
 #include "meta.h"
 
 namespace kubeon::kubesim {
@@ -80,10 +81,12 @@ Outcome<bool> ValidateCreate(const ResourceType& type, const json& obj) {
       if (!v.is_string()) return Invalid(type, obj, "data[" + k + "]: must be a string");
     }
   }
+  if (type.plural == "deployments") return ValidateRollingUpdate(obj);
   return true;
 }
 
 Outcome<bool> ValidateUpdate(const ResourceType& type, const json& old_obj, const json& new_obj) {
+  if (type.plural == "deployments") return ValidateRollingUpdate(new_obj);
   if (type.plural == "configmaps" || type.plural == "pods") {
     auto base = ValidateCreate(type, new_obj);
     if (!base.ok()) return base;

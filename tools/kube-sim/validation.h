@@ -3,7 +3,8 @@
 // for namespaces), required fields of pods, and the pod-spec
 // immutability rule (only containers[*].image, initContainers[*].image,
 // activeDeadlineSeconds, terminationGracePeriodSeconds and additional
-// tolerations may change on an existing pod).  Failures are 422 Invalid
+// tolerations may change on an existing pod), and a Deployment's
+// rollingUpdate fenceposts (deployment_rollout.h).  Failures are 422 Invalid
 // with the field path in the message.
 #pragma once
 

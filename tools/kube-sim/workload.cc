@@ -39,6 +39,24 @@ std::map<std::string, std::vector<std::string>> ActivePodsByOwner(const Store& s
   return out;
 }
 
+std::optional<TimePoint> PodAvailableAt(const json& pod, int64_t min_ready_seconds) {
+  if (!IsPodReady(pod)) return std::nullopt;
+  const json* conds = Find(pod, {"status", "conditions"});
+  TimePoint since{};
+  for (const auto& c : *conds) {
+    if (c.is_object() && c.value("type", "") == "Ready") {
+      since = ParseRfc3339(c.value("lastTransitionTime", "")).value_or(TimePoint{});
+    }
+  }
+  return since + std::chrono::seconds(min_ready_seconds);
+}
+
+bool IsPodAvailable(const json& pod, int64_t min_ready_seconds, TimePoint now) {
+  if (min_ready_seconds <= 0) return IsPodReady(pod);
+  const std::optional<TimePoint> at = PodAvailableAt(pod, min_ready_seconds);
+  return at.has_value() && *at <= now;
+}
+
 int64_t SpecReplicas(const json& obj) { return Int(obj, {"spec", "replicas"}, 1); }
 
 bool UpdateStatus(Store& store, const std::string& store_id, const json& obj, const json& status) {

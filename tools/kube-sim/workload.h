@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <string>
@@ -26,6 +27,13 @@ json PodFromTemplate(const json& tmpl, const std::string& ns, const std::string&
 // Keys ("ns/name") of the active pods (not terminal, not deleting) per
 // controlling owner uid.
 std::map<std::string, std::vector<std::string>> ActivePodsByOwner(const Store& store);
+
+// podutil.IsPodAvailable: Ready, and Ready for at least min_ready_seconds
+// (since the Ready condition's lastTransitionTime) at `now`.
+bool IsPodAvailable(const json& pod, int64_t min_ready_seconds, TimePoint now);
+// When a Ready pod becomes available (its Ready transition plus
+// min_ready_seconds); nullopt when it is not Ready.
+std::optional<TimePoint> PodAvailableAt(const json& pod, int64_t min_ready_seconds);
 
 // spec.replicas, defaulting to 1 as the API server does.
 int64_t SpecReplicas(const json& obj);

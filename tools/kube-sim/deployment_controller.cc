@@ -209,10 +209,11 @@ void DeploymentSync::SplitReplicaSets() {
   }
   // A Deployment not changed since it was last observed (e.g. loaded from a
   // snapshot whose templates differ in defaulted fields) keeps its newest
-  // ReplicaSet rather than starting a rollout.
+  // ReplicaSet rather than starting a rollout; not one scaled to 0, which
+  // is an old one a Recreate rollout emptied before creating the new one.
   const bool unchanged = Find(deploy_, {"status", "observedGeneration"}) == nullptr ||
                          Int(deploy_, {"status", "observedGeneration"}, 0) >= Int(deploy_, {"metadata", "generation"}, 1);
-  if (new_rs_ == nullptr && unchanged) new_rs_ = newest;
+  if (new_rs_ == nullptr && unchanged && newest != nullptr && SpecReplicas(*newest) > 0) new_rs_ = newest;
   for (const json* rs : owned_) {
     if (rs == new_rs_) continue;
     old_.push_back(rs);

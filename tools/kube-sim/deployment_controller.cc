@@ -18,32 +18,37 @@ constexpr const char* kRevisionAnnotation = "deployment.kubernetes.io/revision";
 constexpr int64_t kDefaultProgressDeadlineSeconds = 600;
 constexpr int64_t kDefaultRevisionHistoryLimit = 10;
 
-// Whether a ReplicaSet's template equals a Deployment's, ignoring the
-// pod-template-hash label (compared in place: templates can be large).
-bool SameTemplate(const json& rs_tmpl, const json& tmpl) {
-  if (!rs_tmpl.is_object() || !tmpl.is_object()) return rs_tmpl == tmpl;
-  auto other_keys_equal = [](const json& a, const json& b, const char* skip) {
-    size_t na = 0, nb = 0;
-    for (const auto& [k, v] : a.items()) {
-      if (k == skip) continue;
-      ++na;
-      auto it = b.find(k);
-      if (it == b.end() || *it != v) return false;
+// A template as the API server's Go types would hold it: null members and
+// empty objects and arrays dropped (clients such as `kubectl rollout undo`
+// send "creationTimestamp": null and "resources": {}; Kubernetes' semantic
+// equality treats nil and empty alike).
+json Normalized(const json& v) {
+  if (v.is_object()) {
+    json out = json::object();
+    for (const auto& [k, member] : v.items()) {
+      json n = Normalized(member);
+      if (!n.is_null() && !((n.is_object() || n.is_array()) && n.empty())) out[k] = std::move(n);
     }
-    for (const auto& [k, v] : b.items()) {
-      (void)v;
-      if (k != skip) ++nb;
-    }
-    return na == nb;
-  };
-  if (!other_keys_equal(rs_tmpl, tmpl, "metadata")) return false;
-  const json empty = json::object();
-  const json& ma = rs_tmpl.contains("metadata") ? rs_tmpl["metadata"] : empty;
-  const json& mb = tmpl.contains("metadata") ? tmpl["metadata"] : empty;
-  if (!other_keys_equal(ma, mb, "labels")) return false;
-  const json& la = ma.contains("labels") ? ma["labels"] : empty;
-  const json& lb = mb.contains("labels") ? mb["labels"] : empty;
-  return other_keys_equal(la, lb, kHashLabel);
+    return out;
+  }
+  if (v.is_array()) {
+    json out = json::array();
+    for (const auto& e : v) out.push_back(Normalized(e));
+    return out;
+  }
+  return v;
+}
+
+// A template without the pod-template-hash label, normalized: what
+// ReplicaSets are compared and hashed by (EqualIgnoreHash, ComputeHash).
+json TemplateKey(const json& tmpl) {
+  json t = Normalized(tmpl);
+  if (json* labels = t.contains("metadata") && t["metadata"].contains("labels") ? &t["metadata"]["labels"] : nullptr) {
+    labels->erase(kHashLabel);
+    if (labels->empty()) t["metadata"].erase("labels");
+    if (t["metadata"].empty()) t.erase("metadata");
+  }
+  return t;
 }
 
 int64_t Revision(const json& rs) {
@@ -197,15 +202,13 @@ void DeploymentSync::SplitReplicaSets() {
     const std::string ca = Str(*a, {"metadata", "creationTimestamp"}), cb = Str(*b, {"metadata", "creationTimestamp"});
     return ca != cb ? ca < cb : Name(*a) < Name(*b);
   });
-  const json empty = json::object();
   const json* tmpl = Find(deploy_, {"spec", "template"});
+  const json key = TemplateKey(tmpl != nullptr ? *tmpl : json::object());
   const json* newest = nullptr;
   for (const json* rs : owned_) {
     if (newest == nullptr || Revision(*rs) > Revision(*newest)) newest = rs;
     const json* rs_tmpl = Find(*rs, {"spec", "template"});
-    if (new_rs_ == nullptr && rs_tmpl != nullptr && SameTemplate(*rs_tmpl, tmpl != nullptr ? *tmpl : empty)) {
-      new_rs_ = rs;
-    }
+    if (new_rs_ == nullptr && rs_tmpl != nullptr && TemplateKey(*rs_tmpl) == key) new_rs_ = rs;
   }
   // A Deployment not changed since it was last observed (e.g. loaded from a
   // snapshot whose templates differ in defaulted fields) keeps its newest
@@ -240,9 +243,8 @@ void DeploymentSync::SyncNewRevision() {
 
 bool DeploymentSync::CreateNewReplicaSet(int64_t replicas) {
   const std::string ns = Namespace(deploy_), dname = Name(deploy_);
-  const json empty = json::object();
   const json* tmpl_ptr = Find(deploy_, {"spec", "template"});
-  const std::string dump = (tmpl_ptr != nullptr ? *tmpl_ptr : empty).dump();
+  const std::string dump = TemplateKey(tmpl_ptr != nullptr ? *tmpl_ptr : json::object()).dump();
   std::string hash = SafeHash(dump);
   while (store_.Get(kReplicaSets, ns, dname + "-" + hash) != nullptr) {
     hash = SafeHash(dump + hash);  // collision: rehash, like collisionCount

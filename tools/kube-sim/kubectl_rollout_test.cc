@@ -2,7 +2,7 @@
 // oldest and newest kubectl this project supports (kubectl.1.27 and
 // kubectl.1.33; skipped when not installed): `kubectl delete pod` shows
 // Terminating and waits out the grace period; `kubectl set image` and
-// `kubectl rollout restart` of a Deployment and `kubectl patch` of a
+// `kubectl rollout restart` and `kubectl rollout undo` of a Deployment and `kubectl patch` of a
 // StatefulSet roll out, and `kubectl rollout status` waits and finishes (or
 // fails once the Deployment's progress deadline has passed).  `kubectl
 // drain` against terminating pods and a PDB is in kubectl_compat_test.
@@ -135,6 +135,15 @@ TEST_P(KubectlRolloutTest, DeploymentSetImageAndRestart) {
   EXPECT_NE(RolloutStatus("deployment/web", "ml").find("successfully rolled out"), std::string::npos);
   d = Get({"get", "deployment", "web", "-n", "ml"});
   EXPECT_EQ(d["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "3");
+  EXPECT_EQ(Get({"get", "replicasets", "-n", "ml", "-l", "app=web"})["items"].size(), 3u);
+
+  // undo goes back to revision 2's template: its ReplicaSet is reused as revision 4.
+  RunResult undo = Kubectl({"rollout", "undo", "deployment/web", "-n", "ml"});
+  ASSERT_EQ(undo.exit_code, 0) << undo.err;
+  EXPECT_NE(RolloutStatus("deployment/web", "ml").find("successfully rolled out"), std::string::npos);
+  d = Get({"get", "deployment", "web", "-n", "ml"});
+  EXPECT_EQ(d["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "4");
+  EXPECT_FALSE(d["spec"]["template"]["metadata"].contains("annotations")) << d["spec"]["template"];
   EXPECT_EQ(Get({"get", "replicasets", "-n", "ml", "-l", "app=web"})["items"].size(), 3u);
 
   // New pods that can never be scheduled: rollout status fails once the

@@ -213,6 +213,22 @@ TEST(DeploymentRolloutSequenceTest, RevisionHistoryLimitAndRollback) {
   EXPECT_EQ(count, 2);
 }
 
+TEST(DeploymentRolloutSequenceTest, SemanticallyEqualTemplateDoesNotRollOut) {
+  ManualSim m;
+  m.Create(kDeployments, Deployment("web", 1, Rolling(1, 0)));
+  Complete(m, "web");
+  // What `kubectl rollout undo` sends: nulls and empty structs are no change.
+  m.Mutate(kDeployments, "ml", "web", [](json& d) {
+    d["spec"]["template"]["metadata"]["creationTimestamp"] = nullptr;
+    d["spec"]["template"]["spec"]["containers"][0]["resources"] = json::object();
+    d["spec"]["template"]["spec"]["tolerations"] = json::array();
+  });
+  EXPECT_EQ(m.store().List(kReplicaSets, "ml").size(), 2u);  // trainer's and web's
+  EXPECT_EQ(Reason(m, "web", "Progressing"), "True/NewReplicaSetAvailable");
+  SetImage(m, kDeployments, "ml", "web", "v2");
+  EXPECT_EQ(m.store().List(kReplicaSets, "ml").size(), 3u);
+}
+
 json StatefulSet(const std::string& name, int64_t replicas, const json& extra_spec = json::object()) {
   json sts = {{"apiVersion", "apps/v1"}, {"kind", "StatefulSet"},
               {"metadata", {{"name", name}, {"namespace", "serving"}}},

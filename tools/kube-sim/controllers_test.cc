@@ -10,6 +10,7 @@
 namespace kubeon::kubesim {
 namespace {
 
+using testing::Condition;
 using testing::ManualSim;
 using testing::ReadTestdata;
 
@@ -24,15 +25,6 @@ json PodRequesting(const std::string& name, const std::string& resource, const s
           {"metadata", {{"name", name}, {"namespace", "ml"}}},
           {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "i"}, {"resources", {{"limits", {{resource, qty}}}}}}})}}},
           {"status", {{"phase", "Pending"}}}};
-}
-
-const json* Condition(const json& obj, const std::string& type) {
-  const json* conds = Find(obj, {"status", "conditions"});
-  if (conds == nullptr) return nullptr;
-  for (const auto& c : *conds) {
-    if (c.value("type", "") == type) return &c;
-  }
-  return nullptr;
 }
 
 TEST(ReplicaSetControllerTest, RecreatesADeletedPod) {

@@ -135,7 +135,10 @@ class Conditions {
 // One Deployment's sync: the ReplicaSets it owns, the rollout step, status.
 class DeploymentSync {
  public:
-  DeploymentSync(ControllerContext& ctx, const json& deploy) : ctx_(ctx), store_(ctx.store), deploy_(deploy) {}
+  // `orphans`: keys of the ReplicaSets without a controller in the
+  // Deployment's namespace.
+  DeploymentSync(ControllerContext& ctx, const json& deploy, const std::vector<std::string>& orphans)
+      : ctx_(ctx), store_(ctx.store), deploy_(deploy), orphans_(orphans) {}
 
   // Returns true when it wrote; *deadline is set when the progress deadline
   // must be checked again later.
@@ -155,6 +158,7 @@ class DeploymentSync {
   ControllerContext& ctx_;
   Store& store_;
   const json& deploy_;
+  const std::vector<std::string>& orphans_;
   std::vector<const json*> owned_;
   const json* new_rs_ = nullptr;
   std::vector<const json*> old_;  // oldest first
@@ -178,22 +182,22 @@ bool DeploymentSync::Run(const std::vector<std::string>& owned_keys, std::option
 
 void DeploymentSync::AdoptOrphans() {
   const json* sel_json = Find(deploy_, {"spec", "selector"});
-  if (sel_json == nullptr) return;
+  if (orphans_.empty() || sel_json == nullptr) return;
   auto sel = LabelSelector::FromJson(*sel_json);
   if (!sel.ok() || sel.value().empty()) return;
-  std::vector<json> orphans;
-  store_.ForEach(kReplicaSets, Namespace(deploy_), "", [&](const std::string&, const json& rs) {
-    if (ControllerRef(rs) == nullptr && !IsPodDeleting(rs) && sel.value().Matches(Labels(rs))) orphans.push_back(rs);
-    return true;
-  });
-  for (json& rs : orphans) {
+  for (const auto& key : orphans_) {
+    const json* stored = GetByKey(store_, kReplicaSets, key);
+    if (stored == nullptr || ControllerRef(*stored) != nullptr || IsPodDeleting(*stored) ||
+        !sel.value().Matches(Labels(*stored))) {
+      continue;
+    }
+    json rs = *stored;
     json refs = rs["metadata"].contains("ownerReferences") ? rs["metadata"]["ownerReferences"] : json::array();
     refs.push_back(ControllerOwnerRef(deploy_, "apps/v1", "Deployment"));
     rs["metadata"]["ownerReferences"] = refs;
-    auto updated = store_.Update(kReplicaSets, rs);
-    if (!updated.ok()) continue;
+    if (!store_.Update(kReplicaSets, std::move(rs)).ok()) continue;
     wrote_ = true;
-    owned_.push_back(store_.Get(kReplicaSets, Namespace(rs), Name(rs)));
+    owned_.push_back(stored);  // the same map node, now updated
   }
 }
 
@@ -477,14 +481,22 @@ bool DeploymentController::Reconcile(ControllerContext& ctx) {
     }
   }
   bool wrote = false;
+  std::map<std::string, std::vector<std::string>> orphans;  // namespace -> ReplicaSet keys, filled on first use
+  std::set<std::string> scanned;
   for (const auto& key : todo) {
+    if (scanned.insert(key.first).second) {
+      store.ForEach(kReplicaSets, key.first, "", [&](const std::string& rs_key, const json& rs) {
+        if (ControllerRef(rs) == nullptr) orphans[key.first].push_back(rs_key);
+        return true;
+      });
+    }
     const json* deploy = store.Get(kDeployments, key.first, key.second);
     deadlines_.erase(key);
     if (deploy == nullptr || IsPodDeleting(*deploy)) continue;
     const std::vector<std::string> owned =
         incremental ? OwnedIn(store, kReplicaSets, key.first, Uid(*deploy)) : rs_by_owner[Uid(*deploy)];
     std::optional<TimePoint> deadline;
-    wrote |= DeploymentSync(ctx, *deploy).Run(owned, &deadline);
+    wrote |= DeploymentSync(ctx, *deploy, orphans[key.first]).Run(owned, &deadline);
     if (deadline) deadlines_[key] = *deadline;
   }
   cursor_.AdvanceTo(start_rv);

@@ -12,6 +12,7 @@
 namespace kubeon::kubesim {
 namespace {
 
+using testing::Condition;
 using testing::ManualSim;
 
 Settings SlowStart(int64_t ms) {
@@ -51,15 +52,6 @@ std::pair<int64_t, int64_t> Sizes(ManualSim& m, const std::string& name, const s
     (is_new ? fresh : old) += SpecReplicas(rs);
   }
   return {fresh, old};
-}
-
-const json* Condition(const json& obj, const std::string& type) {
-  const json* conds = Find(obj, {"status", "conditions"});
-  if (conds == nullptr) return nullptr;
-  for (const auto& c : *conds) {
-    if (c.value("type", "") == type) return &c;
-  }
-  return nullptr;
 }
 
 std::string Reason(ManualSim& m, const std::string& name, const std::string& type) {
@@ -227,6 +219,25 @@ TEST(DeploymentRolloutSequenceTest, SemanticallyEqualTemplateDoesNotRollOut) {
   EXPECT_EQ(Reason(m, "web", "Progressing"), "True/NewReplicaSetAvailable");
   SetImage(m, kDeployments, "ml", "web", "v2");
   EXPECT_EQ(m.store().List(kReplicaSets, "ml").size(), 3u);
+}
+
+TEST(DeploymentRolloutSequenceTest, AdoptsAnOrphanedReplicaSetWithItsTemplate) {
+  ManualSim m;
+  json tmpl = Template("web", "v1");
+  tmpl["metadata"]["labels"]["pod-template-hash"] = "abc12";
+  m.Create(kReplicaSets, {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"},
+                          {"metadata", {{"name", "web-abc12"}, {"namespace", "ml"}, {"labels", {{"app", "web"}}}}},
+                          {"spec", {{"replicas", 1}, {"selector", {{"matchLabels", {{"app", "web"}, {"pod-template-hash", "abc12"}}}}},
+                                    {"template", tmpl}}}});
+  m.Create(kDeployments, Deployment("web", 2, Rolling(1, 0)));
+  std::vector<json> rss;
+  for (const auto& rs : m.store().List(kReplicaSets, "ml")) {
+    if (Name(rs).rfind("web-", 0) == 0) rss.push_back(rs);
+  }
+  ASSERT_EQ(rss.size(), 1u);
+  EXPECT_EQ(Name(rss[0]), "web-abc12");
+  EXPECT_EQ(Str(*ControllerRef(rss[0]), {"name"}), "web");
+  EXPECT_EQ(SpecReplicas(rss[0]), 2);
 }
 
 json StatefulSet(const std::string& name, int64_t replicas, const json& extra_spec = json::object()) {

@@ -22,6 +22,16 @@ inline std::string ReadTestdata(const std::string& name) {
 
 inline json TestdataJson(const std::string& name) { return json::parse(ReadTestdata(name)); }
 
+// The status condition of `type` of an object, or nullptr.
+inline const json* Condition(const json& obj, const std::string& type) {
+  const json* conds = Find(obj, {"status", "conditions"});
+  if (conds == nullptr || !conds->is_array()) return nullptr;
+  for (const auto& c : *conds) {
+    if (c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
 // A simulator loaded with testdata/small.json whose clock only moves when
 // Advance() is called.
 class ManualSim {

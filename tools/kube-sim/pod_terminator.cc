@@ -13,10 +13,11 @@ namespace {
 
 // Ready and ContainersReady turn False (with a new transition time).
 bool MarkNotReady(json* pod, const std::string& now) {
-  json* conds = pod->contains("status") ? &(*pod)["status"]["conditions"] : nullptr;
+  json* conds = pod->contains("status") && (*pod)["status"].contains("conditions") ? &(*pod)["status"]["conditions"] : nullptr;
   if (conds == nullptr || !conds->is_array()) return false;
   bool changed = false;
   for (auto& c : *conds) {
+    if (!c.is_object()) continue;
     const std::string type = c.value("type", "");
     if ((type == "Ready" || type == "ContainersReady") && c.value("status", "") != "False") {
       c["status"] = "False";
@@ -24,8 +25,8 @@ bool MarkNotReady(json* pod, const std::string& now) {
       changed = true;
     }
   }
-  if (json* cs = &(*pod)["status"]["containerStatuses"]; cs->is_array()) {
-    for (auto& c : *cs) c["ready"] = false;
+  if (json& status = (*pod)["status"]; status.contains("containerStatuses") && status["containerStatuses"].is_array()) {
+    for (auto& c : status["containerStatuses"]) c["ready"] = false;
   }
   return changed;
 }

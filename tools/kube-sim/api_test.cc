@@ -280,6 +280,26 @@ TEST_F(ApiTest, DeleteCascadesOrOrphans) {
   EXPECT_EQ(m.Get(kDaemonSets, "gpu-operator", "nvidia-device-plugin-daemonset"), json());
 }
 
+TEST_F(ApiTest, WorkloadsAreDefaultedAndRollingUpdateValidated) {
+  const std::string path = "/apis/apps/v1/namespaces/ml/deployments";
+  const std::string tmpl = R"("selector": {"matchLabels": {"app": "w"}}, "template": {"metadata": {"labels": {"app": "w"}},
+      "spec": {"containers": [{"name": "c", "image": "i"}]}})";
+  json d = Json("POST", path, 201, R"({"metadata": {"name": "w"}, "spec": {)" + tmpl + "}}");
+  EXPECT_EQ(d["spec"]["replicas"], 1);
+  EXPECT_EQ(d["spec"]["strategy"], json::parse(R"({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})"));
+  EXPECT_EQ(d["spec"]["progressDeadlineSeconds"], 600);
+  EXPECT_EQ(d["spec"]["revisionHistoryLimit"], 10);
+  json zero = Json("POST", path, 422,
+                   R"({"metadata": {"name": "z"}, "spec": {"strategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}, )" + tmpl + "}}");
+  EXPECT_NE(zero["message"].get<std::string>().find("may not be 0 when `maxSurge` is 0"), std::string::npos) << zero;
+  Json("PATCH", path + "/w", 422, R"({"spec": {"strategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}}})",
+       "application/merge-patch+json");
+  json sts = Json("POST", "/apis/apps/v1/namespaces/ml/statefulsets", 201,
+                  R"({"metadata": {"name": "s"}, "spec": {"serviceName": "s", )" + tmpl + "}}");
+  EXPECT_EQ(sts["spec"]["podManagementPolicy"], "OrderedReady");
+  EXPECT_EQ(sts["spec"]["updateStrategy"], json::parse(R"({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}})"));
+}
+
 const std::string kEvictV1 = R"({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "trainer-6d4cf56db6-x7k2p", "namespace": "ml"}})";
 const std::string kEvictPath = "/api/v1/namespaces/ml/pods/trainer-6d4cf56db6-x7k2p/eviction";
 

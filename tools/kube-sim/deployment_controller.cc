@@ -402,7 +402,7 @@ bool DeploymentSync::WriteStatus(std::optional<TimePoint>* deadline) {
       if (due < ctx_.now) {
         conds.Set("Progressing", false, "ProgressDeadlineExceeded", what + " has timed out progressing.", now);
       } else {
-        *deadline = due + std::chrono::seconds(1);  // "Before(now)": strictly after
+        *deadline = due + std::chrono::milliseconds(1);  // "Before(now)": strictly after
       }
     }
   }
@@ -410,7 +410,7 @@ bool DeploymentSync::WriteStatus(std::optional<TimePoint>* deadline) {
                                                  p->value("status", "") == "True" &&
                                                  p->value("reason", "") != "NewReplicaSetAvailable") {
     const auto from = ParseRfc3339(p->value("lastUpdateTime", "")).value_or(ctx_.now);
-    *deadline = from + std::chrono::seconds(progress_deadline + 1);
+    *deadline = from + std::chrono::seconds(progress_deadline) + std::chrono::milliseconds(1);
   }
   json status = Find(deploy_, {"status"}) != nullptr && deploy_["status"].is_object() ? deploy_["status"] : json::object();
   const std::pair<const char*, int64_t> counters[] = {

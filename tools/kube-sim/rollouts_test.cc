@@ -159,9 +159,9 @@ TEST(DeploymentRolloutSequenceTest, ProgressDeadlineExceeded) {
   // The new pods can never be scheduled.
   m.Mutate(kDeployments, "ml", "web", [](json& o) { o["spec"]["template"]["spec"]["nodeSelector"] = {{"pool", "none"}}; });
   EXPECT_EQ(Reason(m, "web", "Progressing"), "True/ReplicaSetUpdated");
-  m.Advance(2000);
+  m.Advance(3000);  // exactly at the deadline: not yet past it
   EXPECT_EQ(Reason(m, "web", "Progressing"), "True/ReplicaSetUpdated");
-  m.Advance(2000);
+  m.Advance(1);
   EXPECT_EQ(Reason(m, "web", "Progressing"), "False/ProgressDeadlineExceeded");
   const json stuck = m.Get(kDeployments, "ml", "web");
   const json* c = Condition(stuck, "Progressing");

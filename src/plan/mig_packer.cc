@@ -134,28 +134,40 @@ const std::vector<std::vector<int>>& MigPacker::ValidLayouts() {
   return valid_;
 }
 
-std::vector<std::vector<int>> MigPacker::MaximalLayouts(const std::vector<int>& demand) {
+const std::vector<std::vector<int>>& MigPacker::MaximalLayouts(const std::vector<int>& demand) {
+  uint32_t mask = 0;
+  for (size_t j = 0; j < demand.size(); ++j) mask |= demand[j] > 0 ? uint32_t{1} << j : 0;
+  auto it = maximal_.find(mask);
+  if (it != maximal_.end()) return it->second;
   std::set<std::vector<int>> restricted;
   for (const std::vector<int>& v : ValidLayouts()) {
     std::vector<int> r = v;
     for (size_t j = 0; j < r.size(); ++j) {
-      if (demand[j] == 0) r[j] = 0;
+      if ((mask >> j & 1) == 0) r[j] = 0;
     }
     restricted.insert(std::move(r));
   }
+  // Largest totals first: a vector can only be dominated by a maximal one
+  // with a larger total, which is then already kept.
   std::vector<std::vector<int>> all(restricted.begin(), restricted.end());
+  auto total = [](const std::vector<int>& v) { return std::accumulate(v.begin(), v.end(), 0); };
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const std::vector<int>& a, const std::vector<int>& b) { return total(a) > total(b); });
   std::vector<std::vector<int>> maximal;
-  for (size_t a = 0; a < all.size(); ++a) {
+  for (const std::vector<int>& v : all) {
     bool dominated = false;
-    for (size_t b = 0; b < all.size() && !dominated; ++b) {
-      if (a == b) continue;
+    for (const std::vector<int>& k : maximal) {
       bool within = true;
-      for (size_t j = 0; j < all[a].size() && within; ++j) within = all[a][j] <= all[b][j];
-      dominated = within;
+      for (size_t j = 0; j < v.size() && within; ++j) within = v[j] <= k[j];
+      if (within) {
+        dominated = true;
+        break;
+      }
     }
-    if (!dominated) maximal.push_back(all[a]);
+    if (!dominated) maximal.push_back(v);
   }
-  return maximal;
+  std::sort(maximal.begin(), maximal.end());
+  return maximal_.emplace(mask, std::move(maximal)).first->second;
 }
 
 double MigPacker::LpBound(const std::vector<int>& item_profiles) {

@@ -72,13 +72,15 @@ class MigPacker {
   uint64_t Key(const std::vector<int>& counts) const;
   // Every valid count vector of the model (enumerated on first use).
   const std::vector<std::vector<int>>& ValidLayouts();
-  // The maximal valid layouts restricted to the profiles with demand > 0.
-  std::vector<std::vector<int>> MaximalLayouts(const std::vector<int>& demand);
+  // The maximal valid layouts restricted to the profiles with demand > 0
+  // (memoised per set of profiles).
+  const std::vector<std::vector<int>>& MaximalLayouts(const std::vector<int>& demand);
   std::vector<int> Demand(const std::vector<int>& item_profiles) const;
 
   const mig::GpuModel& model_;
   std::unordered_map<uint64_t, bool> memo_;
   std::vector<std::vector<int>> valid_;
+  std::unordered_map<uint32_t, std::vector<std::vector<int>>> maximal_;  // profile mask -> layouts
   bool valid_done_ = false;
   int validator_calls_ = 0;
   double last_lp_bound_ = 0;

@@ -101,10 +101,12 @@ struct Summary {
   int workloads = 0;
   int workloads_to_mig = 0;
   int workloads_to_time_slicing = 0;
-  // Lower bound on GPUs for the moved workloads: per model, ceil(sum of
-  // compute slices / slices per GPU) for MIG plus the time-sliced GPUs.
+  // GPUs the moved workloads hold after the plan, and a lower bound on them:
+  // per model, the LP relaxation of the fewest-GPU packing rounded up
+  // (mig_packer.h MigLpBound) for MIG, plus the time-sliced GPUs' bound
+  // (memory, compute and maxReplicas).  The gap is after - bound (0: optimal).
   int moved_gpus_after = 0;
-  int moved_gpus_lower_bound = 0;
+  int gpus_lower_bound = 0;
   int pods_disrupted = 0;  // sum of NodePlan::disrupted_pods
   // What the policy's spec.disruption.stayingPods costs: GPUs and dollars a
   // plan that could disrupt every staying pod would free on top of this one.

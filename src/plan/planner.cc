@@ -8,6 +8,7 @@
 #include <set>
 
 #include "plan/artifacts.h"
+#include "plan/cutting_stock.h"
 #include "plan/mig_packer.h"
 #include "plan/node_choice.h"
 #include "plan/operator_fit.h"
@@ -337,6 +338,7 @@ class Planner {
     std::vector<TsNodeFill> ts_fills;
     std::vector<int> ts_item_work;
     std::vector<int> mig_profiles;   // item -> profile index (for the lower bound)
+    double mig_lp_bound = 0;         // LP relaxation of the fewest GPUs for mig_profiles
     std::vector<TsItem> ts_items;
   };
 
@@ -420,6 +422,7 @@ class Planner {
       if (!r.mig_profiles.empty()) {
         MigPacker packer(*model);
         r.mig_bins = packer.Pack(r.mig_profiles);
+        r.mig_lp_bound = packer.last_lp_bound();
         for (const auto& b : r.mig_bins) mig_names_[pool].push_back(packer.Names(b.counts));
       }
       std::string failure;
@@ -479,7 +482,7 @@ class Planner {
   void RecordLowerBound(const mig::GpuModel& model) {
     const PoolResult& r = pools_[model.id];
     if (!r.mig_profiles.empty()) {
-      plan_.summary.moved_gpus_lower_bound += MigLowerBound(model, r.mig_profiles);
+      plan_.summary.gpus_lower_bound += CeilBound(r.mig_lp_bound);
       plan_.summary.moved_gpus_after += static_cast<int>(r.mig_bins.size());
     }
     const std::vector<TsItem>& ts = r.ts_items;
@@ -494,7 +497,7 @@ class Planner {
       const int by_mem = static_cast<int>((mem + cap - 1) / cap);
       const int by_compute = static_cast<int>(std::ceil(compute - 1e-9));
       const int by_count = static_cast<int>((ts.size() + policy_.max_replicas - 1) / policy_.max_replicas);
-      plan_.summary.moved_gpus_lower_bound += std::max({by_mem, by_compute, by_count, 1});
+      plan_.summary.gpus_lower_bound += std::max({by_mem, by_compute, by_count, 1});
       for (const auto& f : r.ts_fills) plan_.summary.moved_gpus_after += f.gpus_used();
     }
   }

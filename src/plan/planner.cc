@@ -81,6 +81,7 @@ class Planner {
     plan_.policy_mode = std::string(policy::ModeName(policy_.mode));
     plan_.window = policy_.window ? policy_.window->text() : "";
     ScopeNodes();
+    GatherPoolFacts();
     GroupWorkloads();
     DecideWorkloads();
     std::set<std::string> pools;
@@ -153,6 +154,7 @@ class Planner {
   void GroupWorkloads() {
     std::map<model::WorkloadRef, size_t> index;
     work_of_pod_.assign(cluster_.pods.size(), -1);
+    node_of_pod_.assign(cluster_.pods.size(), -1);
     for (size_t i = 0; i < cluster_.pods.size(); ++i) {
       const auto& p = cluster_.pods[i];
       if (!p.Active() || p.node_name.empty()) continue;
@@ -174,6 +176,7 @@ class Planner {
       works_[it->second].pods.push_back(static_cast<int>(i));
       works_[it->second].d.pods.push_back(p.name);
       work_of_pod_[i] = static_cast<int>(it->second);
+      node_of_pod_[i] = static_cast<int>(ns->second);
     }
   }
 
@@ -316,20 +319,30 @@ class Planner {
     w.d.slice = r.profile->name;
   }
 
-  int64_t PoolMemory(const std::string& pool) const {
-    int64_t m = 0;
+  // What the steps ask of a pool's nodes, gathered once after scoping.
+  struct PoolFacts {
+    int64_t memory_mib = 0;              // the smallest GPU memory of its nodes
+    bool mig_target = false;             // some node may take MIG layouts
+    std::vector<std::string> products;   // their nvidia.com/gpu.product values, sorted
+  };
+  void GatherPoolFacts() {
+    std::map<std::string, std::set<std::string>> products;
     for (const auto& n : nodes_) {
-      if (n.model && n.model->id == pool && n.gpu_memory_mib > 0) m = m == 0 ? n.gpu_memory_mib : std::min(m, n.gpu_memory_mib);
+      if (!n.model) continue;
+      PoolFacts& f = pool_facts_[n.model->id];
+      if (n.gpu_memory_mib > 0) f.memory_mib = f.memory_mib == 0 ? n.gpu_memory_mib : std::min(f.memory_mib, n.gpu_memory_mib);
+      f.mig_target = f.mig_target || n.mig_ok;
+      if (!n.node->gpu_product.empty()) products[n.model->id].insert(n.node->gpu_product);
     }
-    return m;
+    for (auto& [pool, labels] : products) pool_facts_[pool].products.assign(labels.begin(), labels.end());
   }
-
-  bool PoolHasMigTarget(const std::string& pool) const {
-    for (const auto& n : nodes_) {
-      if (n.mig_ok && n.model->id == pool) return true;
-    }
-    return false;
+  const PoolFacts& Facts(const std::string& pool) const {
+    static const PoolFacts kNone;
+    auto it = pool_facts_.find(pool);
+    return it == pool_facts_.end() ? kNone : it->second;
   }
+  int64_t PoolMemory(const std::string& pool) const { return Facts(pool).memory_mib; }
+  bool PoolHasMigTarget(const std::string& pool) const { return Facts(pool).mig_target; }
 
   // ---- 3 & 4. packing and placement per pool --------------------------------
   struct PoolResult {
@@ -378,11 +391,12 @@ class Planner {
   }
 
   void RunPool(const std::string& pool, policy::StayingPods allowance) {
+    const mig::GpuModel* pool_model = catalog_.FindModel(pool);
     for (int attempt = 0; attempt < 8; ++attempt) {
       PoolResult r;
       std::vector<NodeState*> pool_nodes;
       for (auto& n : nodes_) {
-        if (!n.model || n.model->id != pool) continue;
+        if (n.model != pool_model) continue;
         n.pinned = 0;
         n.pinned_workloads.clear();
         n.staying_pods.clear();
@@ -397,8 +411,8 @@ class Planner {
           // Its GPUs stay where they are, on whichever of its nodes are in this pool.
           for (int pi : w.pods) {
             const model::Pod& p = cluster_.pods[pi];
-            NodeState& n = nodes_[node_index_.at(p.node_name)];
-            if (!n.model || n.model->id != pool || p.gpus <= 0) continue;
+            NodeState& n = nodes_[node_of_pod_[pi]];
+            if (n.model != pool_model || p.gpus <= 0) continue;
             for (int64_t g = 0; g < p.gpus; ++g) n.pinned_workloads.push_back(w.d.ref.Display());
             n.pinned += static_cast<int>(p.gpus);
             n.staying_pods.push_back(pi);
@@ -417,10 +431,9 @@ class Planner {
         }
       }
       for (NodeState* n : pool_nodes) n->veto = StayingVeto(*n, allowance);
-      const mig::GpuModel* model = catalog_.FindModel(pool);
       mig_names_[pool].clear();
       if (!r.mig_profiles.empty()) {
-        MigPacker packer(*model);
+        MigPacker packer(*pool_model);
         r.mig_bins = packer.Pack(r.mig_profiles);
         r.mig_lp_bound = packer.last_lp_bound();
         for (const auto& b : r.mig_bins) mig_names_[pool].push_back(packer.Names(b.counts));
@@ -854,15 +867,6 @@ class Planner {
     plan_.summary.gpus_freed = plan_.summary.gpus_before - plan_.summary.gpus_after;
   }
 
-  // The nvidia.com/gpu.product values of a pool's nodes in scope, sorted.
-  std::vector<std::string> ProductLabels(const std::string& pool) const {
-    std::set<std::string> labels;
-    for (const auto& n : nodes_) {
-      if (n.model && n.model->id == pool && !n.node->gpu_product.empty()) labels.insert(n.node->gpu_product);
-    }
-    return {labels.begin(), labels.end()};
-  }
-
   void BuildWorkloads() {
     for (auto& w : works_) {
       if (w.d.decision == Decision::kMig) {
@@ -889,7 +893,7 @@ class Planner {
       a.ref = w.d.ref;
       a.slice = w.d.slice;
       if (!w.pods.empty()) a.pod = &cluster_.pods[w.pods.front()];
-      if (w.d.decision != Decision::kUnchanged) a.product_labels = ProductLabels(w.pool);
+      if (w.d.decision != Decision::kUnchanged) a.product_labels = Facts(w.pool).products;
       works_for_artifacts_.push_back(a);
       plan_.workloads.push_back(w.d);
     }
@@ -907,6 +911,8 @@ class Planner {
   std::map<std::string, size_t> node_index_;
   std::vector<WorkState> works_;
   std::vector<int> work_of_pod_;  // cluster.pods index -> works_ index, -1 when not in scope
+  std::vector<int> node_of_pod_;  // cluster.pods index -> nodes_ index, -1 when not in scope
+  std::map<std::string, PoolFacts> pool_facts_;
   std::map<std::string, PoolResult> pools_;
   std::map<std::string, std::vector<std::vector<std::string>>> mig_names_;  // pool -> bin -> profiles
   std::vector<WorkloadForArtifacts> works_for_artifacts_;

@@ -7,48 +7,18 @@
 // A kubectl that is not installed is skipped, not failed.
 #include <gtest/gtest.h>
 
-#include <climits>
-#include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
+#include "test_kubectl.h"
 #include "test_process.h"
 
 namespace kubeon::kubesim {
 namespace {
 
 using nlohmann::json;
+using testing::KubectlPath;
 using testing::RunProcess;
 using testing::RunResult;
-
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string p = path != nullptr ? path : "";
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    std::string candidate = dir + "/" + name;
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return "";
-}
-
-// `kubectl` resolves to the PATH entry; "kubectl.1.NN" lives beside the
-// file that entry really is.
-std::string KubectlPath(const std::string& name) {
-  std::string main = FindOnPath("kubectl");
-  if (main.empty()) return "";
-  if (name == "kubectl") return main;
-  char real[PATH_MAX];
-  if (realpath(main.c_str(), real) == nullptr) return "";
-  std::string dir(real);
-  dir = dir.substr(0, dir.rfind('/'));
-  std::string candidate = dir + "/" + name;
-  return access(candidate.c_str(), X_OK) == 0 ? candidate : "";
-}
 
 struct Case {
   std::string binary;

@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "test_kubectl.h"
-#include "test_process.h"
 
 namespace kubeon::kubesim {
 namespace {
@@ -83,36 +82,17 @@ std::string Replace(std::string text, const std::string& from, const std::string
   return text;
 }
 
-class KubectlApplyTest : public ::testing::TestWithParam<std::string> {
+class KubectlApplyTest : public testing::KubectlSimTest<std::string> {
  protected:
-  void SetUp() override {
-    kubectl_ = testing::KubectlPath(GetParam());
-    if (kubectl_.empty()) GTEST_SKIP() << GetParam() << " is not installed";
-    dir_ = testing::MakeTempDir("kubesim-apply-");
-    ASSERT_FALSE(dir_.empty());
-    sim_ = std::make_unique<testing::SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_);
-    ASSERT_TRUE(sim_->ready()) << "kube-sim did not start: " << sim_->Stderr();
-  }
-  void TearDown() override {
-    if (sim_) {
-      EXPECT_EQ(sim_->Stop(), 0) << "kube-sim did not exit cleanly on SIGTERM";
-    }
-    if (!dir_.empty()) RunProcess({"rm", "-rf", dir_}, 30);
-  }
+  void SetUp() override { StartSim(GetParam()); }
 
-  RunResult Kubectl(std::vector<std::string> args) {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", sim_->kubeconfig(), "--cache-dir", dir_ + "/cache",
-                                     "--request-timeout", "15s"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunProcess(argv, 60, {"HOME=" + dir_, "KUBECONFIG="});
-  }
   // Writes `yaml` to a file and runs `kubectl apply -f` on it.
   RunResult Apply(const std::string& yaml, std::vector<std::string> extra = {}) {
     std::string path = dir_ + "/manifest-" + std::to_string(files_++) + ".yaml";
     std::ofstream(path) << yaml;
     std::vector<std::string> args = {"apply", "-f", path};
     args.insert(args.end(), extra.begin(), extra.end());
-    return Kubectl(args);
+    return Kubectl(args, 60);
   }
   json Get(const std::string& what, const std::string& name, const std::string& ns = "") {
     std::vector<std::string> args = {"get", what, name, "-o", "json"};
@@ -127,10 +107,7 @@ class KubectlApplyTest : public ::testing::TestWithParam<std::string> {
                    "CPU", cpu);
   }
 
-  std::string kubectl_;
-  std::string dir_;
   int files_ = 0;
-  std::unique_ptr<testing::SimProcess> sim_;
 };
 
 TEST_P(KubectlApplyTest, ConfigMap) {

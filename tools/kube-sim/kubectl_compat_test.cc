@@ -10,13 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "test_kubectl.h"
-#include "test_process.h"
 
 namespace kubeon::kubesim {
 namespace {
 
 using nlohmann::json;
-using testing::KubectlPath;
 using testing::RunProcess;
 using testing::RunResult;
 
@@ -27,29 +25,10 @@ struct Case {
 
 std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.binary; }
 
-class KubectlCompatTest : public ::testing::TestWithParam<Case> {
+class KubectlCompatTest : public testing::KubectlSimTest<Case> {
  protected:
-  void SetUp() override {
-    kubectl_ = KubectlPath(GetParam().binary);
-    if (kubectl_.empty()) GTEST_SKIP() << GetParam().binary << " is not installed";
-    dir_ = testing::MakeTempDir("kubesim-kubectl-");
-    ASSERT_FALSE(dir_.empty());
-    sim_ = std::make_unique<testing::SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_);
-    ASSERT_TRUE(sim_->ready()) << "kube-sim did not start: " << sim_->Stderr();
-  }
-  void TearDown() override {
-    if (sim_) {
-      EXPECT_EQ(sim_->Stop(), 0) << "kube-sim did not exit cleanly on SIGTERM";
-    }
-    if (!dir_.empty()) RunProcess({"rm", "-rf", dir_}, 30);
-  }
+  void SetUp() override { StartSim(GetParam().binary); }
 
-  RunResult Kubectl(std::vector<std::string> args, int timeout_sec = 30) {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", sim_->kubeconfig(), "--cache-dir", dir_ + "/cache",
-                                     "--request-timeout", "15s"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunProcess(argv, timeout_sec, {"HOME=" + dir_, "KUBECONFIG="});
-  }
   json KubectlJson(std::vector<std::string> args) {
     args.push_back("-o");
     args.push_back("json");
@@ -57,10 +36,6 @@ class KubectlCompatTest : public ::testing::TestWithParam<Case> {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out, nullptr, false);
   }
-
-  std::string kubectl_;
-  std::string dir_;
-  std::unique_ptr<testing::SimProcess> sim_;
 };
 
 TEST_P(KubectlCompatTest, GetLabelCordonDrain) {

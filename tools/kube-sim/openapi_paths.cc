@@ -178,6 +178,28 @@ const std::vector<OpenApiPath>& OpenApiPaths() {
   return paths;
 }
 
+json OpenApiParamJson(const OpenApiParam& p, bool v3) {
+  json j = {{"name", p.name}, {"in", p.in}};
+  json type = {{"type", p.type}, {"uniqueItems", true}};
+  if (v3) j["schema"] = type;
+  else j.update(type);
+  if (p.required) j["required"] = true;
+  if (!p.description.empty()) j["description"] = p.description;
+  return j;
+}
+
+json OpenApiOperationJson(const OpenApiOperation& op, bool v3) {
+  json params = json::array();
+  for (const auto& p : op.params) params.push_back(OpenApiParamJson(p, v3));
+  return {{"description", op.action + " " + op.gvk.kind},
+          {"operationId", op.operation_id},
+          {"tags", {op.tag}},
+          {"parameters", params},
+          {"x-kubernetes-action", op.action},
+          {"x-kubernetes-group-version-kind",
+           {{"group", op.gvk.group}, {"kind", op.gvk.kind}, {"version", op.gvk.version}}}};
+}
+
 std::string OpenApiV3Key(const std::string& group_version) {
   return group_version.find('/') == std::string::npos ? "api/" + group_version : "apis/" + group_version;
 }

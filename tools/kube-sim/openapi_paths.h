@@ -52,4 +52,11 @@ const std::vector<OpenApiPath>& OpenApiPaths();
 // "api/v1" or "apis/apps/v1": the key of a group-version in /openapi/v3.
 std::string OpenApiV3Key(const std::string& group_version);
 
+// A parameter object: v2 states the type inline, v3 in a "schema".
+json OpenApiParamJson(const OpenApiParam& param, bool v3);
+// The fields an operation has in both documents: description,
+// operationId, tags, its parameters, x-kubernetes-action and
+// x-kubernetes-group-version-kind (an object, as on a real server).
+json OpenApiOperationJson(const OpenApiOperation& op, bool v3);
+
 }  // namespace kubeon::kubesim

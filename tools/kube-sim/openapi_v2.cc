@@ -13,29 +13,16 @@ constexpr const char* kRef = "#/definitions/";
 
 json Ref(const std::string& def) { return {{"$ref", kRef + def}}; }
 
-json ParamJson(const OpenApiParam& p) {
-  json j = {{"name", p.name}, {"in", p.in}, {"type", p.type}, {"uniqueItems", true}};
-  if (p.required) j["required"] = true;
-  if (!p.description.empty()) j["description"] = p.description;
-  return j;
-}
-
 json OperationJson(const OpenApiOperation& op) {
-  json params = json::array();
-  for (const auto& p : op.params) params.push_back(ParamJson(p));
-  if (!op.body.empty()) params.push_back({{"name", "body"}, {"in", "body"}, {"required", true}, {"schema", Ref(op.body)}});
+  json j = OpenApiOperationJson(op, false);
+  if (!op.body.empty()) {
+    j["parameters"].push_back({{"name", "body"}, {"in", "body"}, {"required", true}, {"schema", Ref(op.body)}});
+  }
   json ok = {{"description", "OK"}};
   if (!op.response.empty()) ok["schema"] = Ref(op.response);
-  json j = {{"description", op.action + " " + op.gvk.kind},
-            {"operationId", op.operation_id},
-            {"tags", {op.tag}},
-            {"schemes", {"https"}},
-            {"produces", {"application/json", "application/yaml"}},
-            {"parameters", params},
-            {"responses", {{"200", ok}, {"401", {{"description", "Unauthorized"}}}}},
-            {"x-kubernetes-action", op.action},
-            {"x-kubernetes-group-version-kind",
-             {{"group", op.gvk.group}, {"kind", op.gvk.kind}, {"version", op.gvk.version}}}};
+  j["responses"] = {{"200", ok}, {"401", {{"description", "Unauthorized"}}}};
+  j["schemes"] = {"https"};
+  j["produces"] = {"application/json", "application/yaml"};
   if (!op.consumes.empty()) j["consumes"] = op.consumes;
   return j;
 }
@@ -54,6 +41,23 @@ ProtoWriter NamedAny(const std::string& name, const json& value) {
   named.String(1, name);
   named.Message(2, any);
   return named;
+}
+
+ProtoWriter Schema(const json& s);
+
+// A JSON object as the repeated Named<T> entries (name = 1, value = 2) of a
+// message, each value encoded by `encode`, e.g. Properties and Definitions
+// (NamedSchema in field 1) or Paths (NamedPathItem in field 2).
+template <typename Encode>
+ProtoWriter NamedEntries(uint32_t field, const json& object, Encode encode) {
+  ProtoWriter w;
+  for (const auto& [name, value] : object.items()) {
+    ProtoWriter named;
+    named.String(1, name);
+    named.Message(2, encode(value));
+    w.Message(field, named);
+  }
+  return w;
 }
 
 ProtoWriter Schema(const json& s) {
@@ -78,16 +82,7 @@ ProtoWriter Schema(const json& s) {
     items.Message(1, Schema(s["items"]));
     w.Message(23, items);
   }
-  if (s.contains("properties")) {
-    ProtoWriter props;
-    for (const auto& [name, sub] : s["properties"].items()) {
-      ProtoWriter named;
-      named.String(1, name);
-      named.Message(2, Schema(sub));
-      props.Message(1, named);
-    }
-    w.Message(25, props);
-  }
+  if (s.contains("properties")) w.Message(25, NamedEntries(1, s["properties"], Schema));
   for (const auto& [k, v] : s.items()) {
     if (k.rfind("x-", 0) == 0) w.Message(31, NamedAny(k, v));
   }
@@ -132,9 +127,8 @@ ProtoWriter Operation(const json& op) {
   Strings(w, 6, op.value("produces", json::array()));
   Strings(w, 7, op.value("consumes", json::array()));
   for (const auto& p : op.value("parameters", json::array())) w.Message(8, Parameter(p));
-  if (op.contains("responses")) {
-    ProtoWriter responses;
-    for (const auto& [code, r] : op["responses"].items()) {
+  if (op.contains("responses")) {  // Responses: NamedResponseValue in field 1
+    w.Message(9, NamedEntries(1, op["responses"], [](const json& r) {
       ProtoWriter response;
       response.String(1, r.value("description", ""));
       if (r.contains("schema")) {
@@ -144,12 +138,8 @@ ProtoWriter Operation(const json& op) {
       }
       ProtoWriter value;  // ResponseValue
       value.Message(1, response);
-      ProtoWriter named;
-      named.String(1, code);
-      named.Message(2, value);
-      responses.Message(1, named);
-    }
-    w.Message(9, responses);
+      return value;
+    }));
   }
   Strings(w, 10, op.value("schemes", json::array()));
   for (const auto& [k, v] : op.items()) {
@@ -178,7 +168,7 @@ json OpenApiV2Json(const std::string& server_version) {
     json item = json::object();
     if (!p.params.empty()) {
       item["parameters"] = json::array();
-      for (const auto& param : p.params) item["parameters"].push_back(ParamJson(param));
+      for (const auto& param : p.params) item["parameters"].push_back(OpenApiParamJson(param, false));
     }
     for (const auto& op : p.operations) item[op.method] = OperationJson(op);
     paths[p.path] = std::move(item);
@@ -200,26 +190,8 @@ std::string OpenApiV2Protobuf(const json& document) {
     info.String(2, document["info"].value("version", ""));
     doc.Message(2, info);
   }
-  if (document.contains("paths")) {
-    ProtoWriter paths;
-    for (const auto& [path, item] : document["paths"].items()) {
-      ProtoWriter named;
-      named.String(1, path);
-      named.Message(2, PathItem(item));
-      paths.Message(2, named);
-    }
-    doc.Message(8, paths);
-  }
-  if (document.contains("definitions")) {
-    ProtoWriter defs;
-    for (const auto& [name, s] : document["definitions"].items()) {
-      ProtoWriter named;
-      named.String(1, name);
-      named.Message(2, Schema(s));
-      defs.Message(1, named);
-    }
-    doc.Message(9, defs);
-  }
+  if (document.contains("paths")) doc.Message(8, NamedEntries(2, document["paths"], PathItem));
+  if (document.contains("definitions")) doc.Message(9, NamedEntries(1, document["definitions"], Schema));
   return doc.bytes();
 }
 

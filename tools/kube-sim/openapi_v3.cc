@@ -14,29 +14,14 @@ constexpr const char* kRef = "#/components/schemas/";
 
 json Ref(const std::string& def) { return {{"$ref", kRef + def}}; }
 
-json ParamJson(const OpenApiParam& p) {
-  json j = {{"name", p.name}, {"in", p.in}, {"schema", {{"type", p.type}, {"uniqueItems", true}}}};
-  if (p.required) j["required"] = true;
-  if (!p.description.empty()) j["description"] = p.description;
-  return j;
-}
-
 json OperationJson(const OpenApiOperation& op) {
-  json params = json::array();
-  for (const auto& p : op.params) params.push_back(ParamJson(p));
+  json j = OpenApiOperationJson(op, true);
   json ok = {{"description", "OK"}};
   if (!op.response.empty()) {
     ok["content"] = {{"application/json", {{"schema", Ref(op.response)}}},
                      {"application/yaml", {{"schema", Ref(op.response)}}}};
   }
-  json j = {{"description", op.action + " " + op.gvk.kind},
-            {"operationId", op.operation_id},
-            {"tags", {op.tag}},
-            {"parameters", params},
-            {"responses", {{"200", ok}, {"401", {{"description", "Unauthorized"}}}}},
-            {"x-kubernetes-action", op.action},
-            {"x-kubernetes-group-version-kind",
-             {{"group", op.gvk.group}, {"kind", op.gvk.kind}, {"version", op.gvk.version}}}};
+  j["responses"] = {{"200", ok}, {"401", {{"description", "Unauthorized"}}}};
   if (!op.body.empty()) {
     json content = json::object();
     for (const auto& ct : op.consumes) content[ct] = {{"schema", Ref(op.body)}};
@@ -65,7 +50,7 @@ json OpenApiV3Document(const std::string& key, const std::string& server_version
     json item = json::object();
     if (!p.params.empty()) {
       item["parameters"] = json::array();
-      for (const auto& param : p.params) item["parameters"].push_back(ParamJson(param));
+      for (const auto& param : p.params) item["parameters"].push_back(OpenApiParamJson(param, true));
     }
     for (const auto& op : p.operations) {
       item[op.method] = OperationJson(op);

@@ -37,12 +37,6 @@ ApiError SchemaError(const std::string& where, const std::string& why) {
   return ApiError::Internal("openapi types: " + where + ": " + why);
 }
 
-struct RawDefinition {
-  json body;
-  bool resolving = false;
-  bool resolved = false;
-};
-
 class Parser {
  public:
   explicit Parser(const json& doc) : doc_(doc) {}

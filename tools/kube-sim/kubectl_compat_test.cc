@@ -7,12 +7,9 @@
 // A kubectl that is not installed is skipped, not failed.
 #include <gtest/gtest.h>
 
-#include <climits>
-#include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
-#include "test_process.h"
+#include "test_kubectl.h"
 
 namespace kubeon::kubesim {
 namespace {
@@ -21,35 +18,6 @@ using nlohmann::json;
 using testing::RunProcess;
 using testing::RunResult;
 
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string p = path != nullptr ? path : "";
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    std::string candidate = dir + "/" + name;
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return "";
-}
-
-// `kubectl` resolves to the PATH entry; "kubectl.1.NN" lives beside the
-// file that entry really is.
-std::string KubectlPath(const std::string& name) {
-  std::string main = FindOnPath("kubectl");
-  if (main.empty()) return "";
-  if (name == "kubectl") return main;
-  char real[PATH_MAX];
-  if (realpath(main.c_str(), real) == nullptr) return "";
-  std::string dir(real);
-  dir = dir.substr(0, dir.rfind('/'));
-  std::string candidate = dir + "/" + name;
-  return access(candidate.c_str(), X_OK) == 0 ? candidate : "";
-}
-
 struct Case {
   std::string binary;
   int drain_timeout_sec;  // how long the blocked drain waits
@@ -57,29 +25,10 @@ struct Case {
 
 std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.binary; }
 
-class KubectlCompatTest : public ::testing::TestWithParam<Case> {
+class KubectlCompatTest : public testing::KubectlSimTest<Case> {
  protected:
-  void SetUp() override {
-    kubectl_ = KubectlPath(GetParam().binary);
-    if (kubectl_.empty()) GTEST_SKIP() << GetParam().binary << " is not installed";
-    dir_ = testing::MakeTempDir("kubesim-kubectl-");
-    ASSERT_FALSE(dir_.empty());
-    sim_ = std::make_unique<testing::SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_);
-    ASSERT_TRUE(sim_->ready()) << "kube-sim did not start: " << sim_->Stderr();
-  }
-  void TearDown() override {
-    if (sim_) {
-      EXPECT_EQ(sim_->Stop(), 0) << "kube-sim did not exit cleanly on SIGTERM";
-    }
-    if (!dir_.empty()) RunProcess({"rm", "-rf", dir_}, 30);
-  }
+  void SetUp() override { StartSim(GetParam().binary); }
 
-  RunResult Kubectl(std::vector<std::string> args, int timeout_sec = 30) {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", sim_->kubeconfig(), "--cache-dir", dir_ + "/cache",
-                                     "--request-timeout", "15s"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunProcess(argv, timeout_sec, {"HOME=" + dir_, "KUBECONFIG="});
-  }
   json KubectlJson(std::vector<std::string> args) {
     args.push_back("-o");
     args.push_back("json");
@@ -87,10 +36,6 @@ class KubectlCompatTest : public ::testing::TestWithParam<Case> {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out, nullptr, false);
   }
-
-  std::string kubectl_;
-  std::string dir_;
-  std::unique_ptr<testing::SimProcess> sim_;
 };
 
 TEST_P(KubectlCompatTest, GetLabelCordonDrain) {

@@ -6,29 +6,45 @@
 //   plan_bench                                  # 1,000 and 10,000 nodes
 //   plan_bench --benchmark_filter=/10000        # the 80,000-GPU cluster only
 //
+//   plan_bench --benchmark_filter=BM_MigPools   # the MIG packer alone, per pool (and best fit)
+//
 // Each size is generated once (cached across benchmarks and repetitions).
 // Counters per run:
 //   nodes, gpus                 cluster size
 //   gpu_pods                    pods holding whole GPUs
 //   gpus_before, gpus_after     plan.summary: GPUs held before and after
 //   moved_gpus_after            GPUs used by the workloads the plan moves
-//   moved_gpus_lower_bound      plan.summary's lower bound for them
-//   moved_vs_bound              moved_gpus_after / moved_gpus_lower_bound (1.0 = optimal)
+//   gpus_lower_bound      plan.summary's lower bound for them
+//   moved_vs_bound              moved_gpus_after / gpus_lower_bound (1.0 = optimal)
 //   nodes_freed, workloads_moved
 //   setup_s                     time to build the cluster and history in memory
 //   peak_rss_mb                 getrusage ru_maxrss of the process (fixture included)
+// BM_MigPools repacks, per GPU model, every MIG slice of the plan (the
+// planner packs one pool per model) and times MigPacker::Pack alone:
+//   pools, slices               pools (models) and slices packed
+//   gpus_lp_bound               sum over pools of ceil(LP bound)
+//   gpus_exact                  MigPacker::Pack (exact / LP rounding + repair)
+//   gpus_best_fit               MigPacker::PackBestFit (the previous method), same run
+//   best_fit_vs_exact           gpus_best_fit / gpus_exact
+//   max_over_bound              worst pool: GPUs of Pack minus ceil(LP bound)
+// BM_MigPoolsBestFit times PackBestFit on the same pools.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "gen-cluster/synthetic.h"
 #include "mig/catalog.h"
 #include "model/prices.h"
+#include "plan/cutting_stock.h"
+#include "plan/mig_packer.h"
 #include "plan/planner.h"
 #include "policy/gpu_policy.h"
 
@@ -101,16 +117,83 @@ void BM_MakePlan(benchmark::State& state) {
   state.counters["gpus_before"] = summary.gpus_before;
   state.counters["gpus_after"] = summary.gpus_after;
   state.counters["moved_gpus_after"] = summary.moved_gpus_after;
-  state.counters["moved_gpus_lower_bound"] = summary.moved_gpus_lower_bound;
+  state.counters["gpus_lower_bound"] = summary.gpus_lower_bound;
   state.counters["moved_vs_bound"] =
-      summary.moved_gpus_lower_bound > 0
-          ? static_cast<double>(summary.moved_gpus_after) / summary.moved_gpus_lower_bound
+      summary.gpus_lower_bound > 0
+          ? static_cast<double>(summary.moved_gpus_after) / summary.gpus_lower_bound
           : 0.0;
   state.counters["nodes_freed"] = summary.nodes_freed;
   state.counters["workloads_moved"] = summary.workloads_to_mig + summary.workloads_to_time_slicing;
   state.counters["setup_s"] = f.setup_seconds;
   state.counters["peak_rss_mb"] = PeakRssMb();
 }
+// Per GPU model, the profile index of every MIG slice the plan creates.
+std::map<std::string, std::vector<int>> MigPools(int nodes) {
+  static std::map<int, std::map<std::string, std::vector<int>>> cache;
+  auto it = cache.find(nodes);
+  if (it != cache.end()) return it->second;
+  const Fixture& f = GetFixture(nodes);
+  const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
+  const kubeon::plan::Plan plan = kubeon::plan::MakePlan(f.data.cluster, f.data.history, f.policy, catalog, f.options);
+  std::map<std::string, std::vector<int>> pools;
+  for (const auto& node : plan.nodes) {
+    const kubeon::mig::GpuModel* model = catalog.FindModel(node.gpu_model);
+    if (model == nullptr) continue;
+    for (const auto& gpu : node.gpus) {
+      if (!gpu.mig_enabled) continue;
+      for (const std::string& p : gpu.mig_devices) pools[model->id].push_back(kubeon::mig::ProfileIndex(*model, p));
+    }
+  }
+  return cache.emplace(nodes, std::move(pools)).first->second;
+}
+
+void BM_MigPools(benchmark::State& state) {
+  const std::map<std::string, std::vector<int>> pools = MigPools(static_cast<int>(state.range(0)));
+  const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
+  int slices = 0, bound = 0, exact = 0, max_over = 0;
+  for (auto _ : state) {
+    slices = bound = exact = max_over = 0;
+    for (const auto& [id, items] : pools) {
+      kubeon::plan::MigPacker packer(*catalog.FindModel(id));
+      const int used = static_cast<int>(packer.Pack(items).size());
+      const int lb = kubeon::plan::CeilBound(packer.last_lp_bound());
+      slices += static_cast<int>(items.size());
+      bound += lb;
+      exact += used;
+      max_over = std::max(max_over, used - lb);
+    }
+  }
+  int best_fit = 0;  // outside the timed loop
+  for (const auto& [id, items] : pools) {
+    kubeon::plan::MigPacker packer(*catalog.FindModel(id));
+    best_fit += static_cast<int>(packer.PackBestFit(items).size());
+  }
+  state.counters["pools"] = static_cast<double>(pools.size());
+  state.counters["slices"] = slices;
+  state.counters["gpus_lp_bound"] = bound;
+  state.counters["gpus_exact"] = exact;
+  state.counters["gpus_best_fit"] = best_fit;
+  state.counters["best_fit_vs_exact"] = exact > 0 ? static_cast<double>(best_fit) / exact : 0.0;
+  state.counters["max_over_bound"] = max_over;
+}
+BENCHMARK(BM_MigPools)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
+// The previous method on the same pools, for the time comparison.
+void BM_MigPoolsBestFit(benchmark::State& state) {
+  const std::map<std::string, std::vector<int>> pools = MigPools(static_cast<int>(state.range(0)));
+  const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
+  int used = 0;
+  for (auto _ : state) {
+    used = 0;
+    for (const auto& [id, items] : pools) {
+      kubeon::plan::MigPacker packer(*catalog.FindModel(id));
+      used += static_cast<int>(packer.PackBestFit(items).size());
+    }
+  }
+  state.counters["gpus_best_fit"] = used;
+}
+BENCHMARK(BM_MigPoolsBestFit)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
 BENCHMARK(BM_MakePlan)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 }  // namespace

@@ -22,11 +22,15 @@ int main(int argc, char** argv) {
   CLI::App* snapshot = app.add_subcommand(
       "snapshot",
       "Write the cluster snapshot the planner reads: the same JSON List as `kubectl get nodes,pods,"
-      "poddisruptionbudgets,deployments,statefulsets,replicasets -A -o json`. Reads only.");
+      "poddisruptionbudgets,deployments,statefulsets,replicasets -A -o json`, plus the GPU Operator's ClusterPolicy "
+      "and the ConfigMaps of its namespace when the cluster has them. Reads only.");
   snapshot->add_option("--kubeconfig", snap.kubeconfig,
                        "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
   snapshot->add_option("--context", snap.context, "kubeconfig context (default: current-context)");
   snapshot->add_option("-o,--output", snap.output, "Write to FILE atomically (default: stdout)");
+  snapshot->add_option("--operator-namespace", snap.operator_namespace,
+                       "Namespace of the GPU Operator whose ConfigMaps are included (default: the ClusterPolicy's "
+                       "status.namespace, else gpu-operator)");
   snapshot->add_flag("-v,--verbose", snap.verbose, "Progress per resource on stderr");
   try {
     app.parse(argc, argv);

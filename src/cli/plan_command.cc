@@ -70,7 +70,7 @@ Result<model::Cluster> ReadLiveCluster(const PlanArgs& a, const std::function<vo
   Result<std::unique_ptr<kube::KubeClient>> client = kube::ConnectWithOptions(o);
   if (!client.ok()) return client.status();
   progress("listing the cluster through the Kubernetes API ...");
-  Result<nlohmann::json> snapshot = kube::FetchSnapshot(**client);
+  Result<nlohmann::json> snapshot = kube::FetchSnapshot(**client, nullptr, 500, a.operator_namespace);
   if (!snapshot.ok()) return snapshot.status();
   return model::ParseClusterJson(kube::FormatSnapshot(*snapshot), "the cluster");
 }
@@ -140,6 +140,10 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
       ->check(CLI::Range(0.5, 1.0));
   cmd->add_option("--min-history", a.min_history,
                   "Workloads with less history than this are not candidates (e.g. 24h, 3d)");
+  cmd->add_option("--operator-namespace", a.operator_namespace,
+                  "Namespace of the GPU Operator, where the generated ConfigMaps go and the current mig-parted "
+                  "ConfigMap is read (default: the ClusterPolicy's status.namespace, else gpu-operator; OpenShift: "
+                  "nvidia-gpu-operator)");
   cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
   return cmd;
 }
@@ -254,6 +258,7 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   options.compute_percentile = a.percentile;
   options.min_history_hours = min_history_hours;
   options.instance_prices_usd = prices;
+  options.operator_namespace = a.operator_namespace;
   std::vector<plan::Plan> plans;
   for (const auto& p : selected) {
     auto t = Clock::now();

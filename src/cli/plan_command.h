@@ -37,6 +37,7 @@ struct PlanArgs {
   std::string output_file;   // "" = stdout
   double percentile = 0.99;
   std::string min_history = "24h";
+  std::string operator_namespace;  // "" = the ClusterPolicy's, else gpu-operator
   bool quiet = false;
 };
 

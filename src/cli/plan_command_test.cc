@@ -61,9 +61,17 @@ TEST(PlanCommand, JsonContract) {
   EXPECT_NE(j["artifacts"]["mig_parted_config"].get<std::string>().find("mig-configs:"), std::string::npos);
   ASSERT_EQ(j["artifacts"]["workload_patches"].size(), 2u);
   EXPECT_TRUE(j["artifacts"]["workload_patches"][0]["patch"].is_object());
-  // a100-2 has no annotation: priced through prices.yaml.
+  // a100-1 (annotation) is freed: its whole price; a100-2 has no annotation,
+  // is priced through prices.yaml and gives up 1 of its 4 GPUs.
+  for (const auto& n : j["nodes"]) {
+    EXPECT_EQ(n["price_source"], n["name"] == "a100-1" ? "annotation" : "prices file");
+    EXPECT_EQ(n["freed"], n["name"] == "a100-1");
+    EXPECT_TRUE(n["disrupted_pods"].is_array());
+  }
   double savings = j["summary"]["monthly_savings_usd"];
-  EXPECT_NEAR(savings, 2 * 32.77 / 4 * 730, 0.01);
+  EXPECT_NEAR(savings, 32.77 * 730 + 32.77 / 4 * 730, 0.01);
+  EXPECT_EQ(j["summary"]["pods_disrupted"], 0);
+  EXPECT_EQ(j["summary"]["safety_cost"]["gpus"], 0);
 }
 
 TEST(PlanCommand, TableAndYaml) {

@@ -58,6 +58,8 @@ json NodeJson(const plan::NodePlan& n) {
                     {"whole", g.whole},
                     {"workloads", g.workloads}});
   }
+  json disrupted = json::array();
+  for (const auto& d : n.disrupted_pods) disrupted.push_back({{"pod", d.pod}, {"owner", d.owner}, {"why", d.why}});
   return {{"name", n.name},
           {"gpu_model", n.gpu_model},
           {"instance_type", n.instance_type},
@@ -73,6 +75,7 @@ json NodeJson(const plan::NodePlan& n) {
           {"hourly_price_usd", n.hourly_price_usd ? json(*n.hourly_price_usd) : json(nullptr)},
           {"price_source", n.price_source},
           {"monthly_savings_usd", Cents(n.monthly_savings_usd)},
+          {"disrupted_pods", disrupted},
           {"notes", n.notes}};
 }
 
@@ -229,7 +232,10 @@ json PlanToJson(const plan::Plan& p) {
             {"workloads_to_mig", s.workloads_to_mig},
             {"workloads_to_time_slicing", s.workloads_to_time_slicing},
             {"moved_gpus_after", s.moved_gpus_after},
-            {"moved_gpus_lower_bound", s.moved_gpus_lower_bound}}},
+            {"gpus_lower_bound", s.gpus_lower_bound},
+            {"gpus_lower_bound_gap", s.moved_gpus_after - s.gpus_lower_bound},
+            {"pods_disrupted", s.pods_disrupted},
+            {"safety_cost", {{"gpus", s.safety_cost_gpus}, {"monthly_usd", Cents(s.safety_cost_monthly_usd)}}}}},
           {"workloads", workloads},
           {"nodes", nodes},
           {"artifacts",
@@ -289,6 +295,7 @@ std::string RenderTable(const std::vector<plan::Plan>& plans) {
       }
       out << "\n";
       if (n.method != "none") out << "    isolation: " << n.isolation << "\n";
+      for (const auto& d : n.disrupted_pods) out << "    disrupts: " << d.pod << " (" << d.owner << "): " << d.why << "\n";
       for (const auto& note : n.notes) out << "    note: " << note << "\n";
     }
     if (any) out << "\n";
@@ -297,7 +304,12 @@ std::string RenderTable(const std::vector<plan::Plan>& plans) {
     out << "Total: GPUs in use " << s.gpus_before << " -> " << s.gpus_after << " (" << s.gpus_freed << " freed), "
         << s.nodes_freed << " nodes freed, " << Money(s.monthly_savings_usd) << "/month; " << s.workloads_to_mig
         << " workloads to MIG, " << s.workloads_to_time_slicing << " to time-slicing, "
-        << (s.workloads - s.workloads_to_mig - s.workloads_to_time_slicing) << " unchanged.\n";
+        << (s.workloads - s.workloads_to_mig - s.workloads_to_time_slicing) << " unchanged; " << s.pods_disrupted
+        << (s.pods_disrupted == 1 ? " staying pod" : " staying pods") << " disrupted.\n";
+    if (s.safety_cost_gpus > 0 || s.safety_cost_monthly_usd >= 0.005) {
+      out << "Safety cost: disrupting every staying pod (policy spec.disruption.stayingPods: Any) would free "
+          << s.safety_cost_gpus << " more GPUs and " << Money(s.safety_cost_monthly_usd) << "/month more.\n";
+    }
     if (p.policy_mode == "Proposal") out << "Proposal only: nothing was changed in the cluster.\n";
     if (&p != &plans.back()) out << "\n";
   }

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <ostream>
 
+#include "model/cluster.h"
+
 namespace kubeon::kube {
 namespace {
 
@@ -40,16 +42,25 @@ std::string OneLine(std::string s) {
 
 }  // namespace
 
-Result<json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& progress, int64_t page_size) {
+Result<json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& progress, int64_t page_size,
+                           const std::string& operator_namespace) {
   json items = json::array();
-  for (const Collection& c : kCollections) {
+  // Lists `c` into items; with `optional`, a 404 (kind not installed) or 403
+  // (not allowed) leaves it out instead of failing.  Returns the items added.
+  auto fetch = [&](const Collection& c, bool optional) -> Result<size_t> {
     ListOptions options;
     options.limit = page_size;
     if (progress) {
       options.on_page = [&](size_t n) { progress(SnapshotProgress{c.resource, n, false}); };
     }
     auto list = client.List(c.path, options);
-    if (!list.ok()) return list.error().ToStatus();
+    if (!list.ok()) {
+      if (optional && (list.error().http_status == 404 || list.error().http_status == 403)) {
+        if (progress) progress(SnapshotProgress{c.resource, 0, true});
+        return size_t{0};
+      }
+      return list.error().ToStatus();
+    }
     for (auto& item : list->items) {
       if (!item.is_object()) {
         return Status::Error(std::string("list ") + c.resource + ": an item is not an object");
@@ -59,7 +70,24 @@ Result<json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& p
       items.push_back(std::move(item));
     }
     if (progress) progress(SnapshotProgress{c.resource, list->items.size(), true});
+    return list->items.size();
+  };
+  for (const Collection& c : kCollections) {
+    Result<size_t> n = fetch(c, false);
+    if (!n.ok()) return n.status();
   }
+  Result<size_t> policies =
+      fetch({"clusterpolicies", "/apis/nvidia.com/v1/clusterpolicies", "nvidia.com/v1", "ClusterPolicy"}, true);
+  if (!policies.ok()) return policies.status();
+  std::string ns = operator_namespace;
+  for (size_t i = items.size() - *policies; i < items.size() && ns.empty(); ++i) {
+    const json& status = items[i].contains("status") && items[i]["status"].is_object() ? items[i]["status"] : json::object();
+    if (status.contains("namespace") && status["namespace"].is_string()) ns = status["namespace"].get<std::string>();
+  }
+  if (ns.empty()) ns = model::kDefaultOperatorNamespace;
+  const std::string path = "/api/v1/namespaces/" + ns + "/configmaps";
+  Result<size_t> config_maps = fetch({"configmaps", path.c_str(), "v1", "ConfigMap"}, true);
+  if (!config_maps.ok()) return config_maps.status();
   return json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)},
               {"metadata", {{"resourceVersion", ""}}}};
 }
@@ -128,7 +156,7 @@ int RunSnapshotCommand(const SnapshotOptions& options, std::ostream& out, std::o
       if (p.done) err << "listed " << p.items << " " << p.resource << "\n";
     };
   }
-  auto snapshot = FetchSnapshot(**client, progress, options.page_size);
+  auto snapshot = FetchSnapshot(**client, progress, options.page_size, options.operator_namespace);
   if (!snapshot.ok()) return fail(snapshot.status());
   const std::string text = FormatSnapshot(*snapshot);
   if (options.output.empty() || options.output == "-") {

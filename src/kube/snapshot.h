@@ -5,13 +5,18 @@
 // Contract:
 //  - Lists, across all namespaces and in this order, nodes, pods (v1),
 //    poddisruptionbudgets (policy/v1), deployments, statefulsets, replicasets
-//    (apps/v1), each paginated (limit 500 by default).
+//    (apps/v1), each paginated (limit 500 by default); then the GPU
+//    Operator's ClusterPolicy (nvidia.com/v1 clusterpolicies) and the
+//    ConfigMaps of the operator namespace (operator_namespace, else the
+//    ClusterPolicy's status.namespace, else "gpu-operator"), which the plan's
+//    artifacts start from.  Those two are optional: 404 (the operator is not
+//    installed) or 403 (not allowed) leaves them out.
 //  - Result: {"apiVersion":"v1","kind":"List","items":[...],
 //    "metadata":{"resourceVersion":""}}; every item carries apiVersion and
 //    kind (list responses omit them); items are otherwise as served, in server
 //    order.  Text form: 4-space indent, sorted keys, trailing newline (as
 //    kubectl prints it), invalid UTF-8 replaced rather than fatal.
-//  - Any failed list fails the whole snapshot (no partial cluster).
+//  - Any other failed list fails the whole snapshot (no partial cluster).
 //  - RunSnapshotCommand writes the file atomically (temporary file in the same
 //    directory, fsync, rename): on any error nothing is written and stderr
 //    gets exactly one line.
@@ -39,7 +44,7 @@ struct SnapshotProgress {
 using SnapshotProgressCallback = std::function<void(const SnapshotProgress&)>;
 
 Result<nlohmann::json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& progress = nullptr,
-                                     int64_t page_size = 500);
+                                     int64_t page_size = 500, const std::string& operator_namespace = "");
 
 // The snapshot as text, formatted as kubectl formats it.
 std::string FormatSnapshot(const nlohmann::json& snapshot);
@@ -50,6 +55,7 @@ struct SnapshotOptions {
   std::string output;      // -o FILE; "" or "-" = stdout
   bool verbose = false;    // one progress line per resource on stderr
   int64_t page_size = 500;
+  std::string operator_namespace;  // --operator-namespace; "" = from the ClusterPolicy, else gpu-operator
   // Environment used to find the kubeconfig; nullopt = the process environment.
   std::optional<LoadOptions> environment;
   ClientOptions client;

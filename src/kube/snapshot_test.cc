@@ -176,8 +176,9 @@ TEST_F(SnapshotTest, ProducesTheKubectlListShapeThePlannerReads) {
   EXPECT_EQ(kinds[9], "apps/v1 Deployment");
   EXPECT_EQ(kinds[10], "apps/v1 ReplicaSet");
   EXPECT_EQ(items[4]["metadata"]["name"], "train-abc-1");  // server order kept across pages
+  // No GPU Operator on this server (404): its ClusterPolicy and ConfigMaps are left out.
   EXPECT_EQ(done, (std::vector<std::string>{"nodes=3", "pods=5", "poddisruptionbudgets=1", "deployments=1",
-                                            "statefulsets=0", "replicasets=1"}));
+                                            "statefulsets=0", "replicasets=1", "clusterpolicies=0", "configmaps=0"}));
   // Paginated: 2 + 3 + 1 + 1 + 1 + 1 requests.
   EXPECT_EQ(requests_.size(), 9u);
   EXPECT_EQ(requests_[0], "/api/v1/nodes?limit=2");
@@ -193,6 +194,50 @@ TEST_F(SnapshotTest, ProducesTheKubectlListShapeThePlannerReads) {
   EXPECT_EQ(cluster->pods[0].gpus, 1);
   EXPECT_EQ(cluster->pods[0].workload, (model::WorkloadRef{"ml", "Deployment", "train"}));
   EXPECT_EQ(cluster->pdbs.size(), 1u);
+}
+
+TEST_F(SnapshotTest, IncludesTheGpuOperatorsClusterPolicyAndConfigMaps) {
+  std::vector<json> policies = {{{"metadata", {{"name", "cluster-policy"}}},
+                                 {"spec", {{"mig", {{"strategy", "mixed"}}}}},
+                                 {"status", {{"namespace", "nvidia-gpu-operator"}}}}};
+  std::vector<json> config_maps = {{{"metadata", Meta("nvidia-gpu-operator", "default-mig-parted-config")},
+                                    {"data", {{"config.yaml", "version: v1\n"}}}}};
+  std::vector<json> elsewhere = {{{"metadata", Meta("gpu-operator", "x")}}};
+  Serve("/apis/nvidia.com/v1/clusterpolicies", "ClusterPolicyList", &policies);
+  Serve("/api/v1/namespaces/nvidia-gpu-operator/configmaps", "ConfigMapList", &config_maps);
+  Serve("/api/v1/namespaces/gpu-operator/configmaps", "ConfigMapList", &elsewhere);
+  ServeAll();
+  auto client = KubeClient::Connect(server_->Config(*pki_, kToken));
+  ASSERT_TRUE(client.ok());
+  auto snap = FetchSnapshot(**client);
+  ASSERT_TRUE(snap.ok()) << snap.status().message();
+  auto cluster = model::ParseClusterJson(FormatSnapshot(*snap), "snapshot");
+  ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+  ASSERT_TRUE(cluster->gpu_operator.has_value());
+  EXPECT_EQ(cluster->gpu_operator->namespace_, "nvidia-gpu-operator");
+  EXPECT_NE(cluster->FindConfigMap("nvidia-gpu-operator", "default-mig-parted-config"), nullptr);
+  EXPECT_EQ(cluster->FindConfigMap("gpu-operator", "x"), nullptr);
+  // --operator-namespace wins over the ClusterPolicy.
+  snap = FetchSnapshot(**client, nullptr, 500, "gpu-operator");
+  ASSERT_TRUE(snap.ok());
+  cluster = model::ParseClusterJson(FormatSnapshot(*snap), "snapshot");
+  ASSERT_TRUE(cluster.ok());
+  EXPECT_NE(cluster->FindConfigMap("gpu-operator", "x"), nullptr);
+}
+
+TEST_F(SnapshotTest, OperatorPartsThatMayNotBeReadAreLeftOutOthersFail) {
+  std::vector<json> none;
+  Serve("/apis/nvidia.com/v1/clusterpolicies", "ClusterPolicyList", &none, 403);
+  Serve("/api/v1/namespaces/gpu-operator/configmaps", "ConfigMapList", &none, 500);
+  ServeAll();
+  ClientOptions quick;
+  quick.retry_deadline = std::chrono::milliseconds(300);
+  quick.initial_backoff = std::chrono::milliseconds(5);
+  auto client = KubeClient::Connect(server_->Config(*pki_, kToken), quick);
+  ASSERT_TRUE(client.ok());
+  auto snap = FetchSnapshot(**client);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_NE(snap.status().message().find("configmaps"), std::string::npos) << snap.status().message();
 }
 
 TEST_F(SnapshotTest, DefaultPageSizeIs500) {

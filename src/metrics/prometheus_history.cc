@@ -155,6 +155,8 @@ class Reader {
   Status ReadCounts();
   Status ReadPeak(const char* metric, const std::string& name, std::optional<double> PodAcc::*field,
                   bool quantile);
+  // Per pod, the series with samples the file readers refuse (acc.bad).
+  Status ReadBadSeries();
   // First/last timestamps of `metric` for the pods in `only` (all when null).
   Status ReadSpan(const char* metric, const std::set<PodKey>* only);
   Status NoSeriesError();
@@ -285,6 +287,21 @@ Status Reader::ReadPeak(const char* metric, const std::string& name, std::option
   return st;
 }
 
+// max_over_time and quantile_over_time skip NaN samples, which the file
+// readers refuse: count, per pod, the series holding any sample the files
+// would call bad, so that the same data gives the same decision.
+Status Reader::ReadBadSeries() {
+  const std::string& sel = options_.selector;
+  return RunQuery("unusable samples (NaN, Inf, negative)", QueryKind::kRange,
+                  [&](int64_t r) { return promql::BadSeriesCount(sel, r); },
+                  [&](const PromSample& s) {
+                    PodKey key;
+                    const char* error = nullptr;
+                    if (ResolvePod(s.labels, &key, &error) != PodOf::kPod || !Usable(s.value)) return;
+                    pods_[key].bad += static_cast<uint64_t>(std::llround(s.value));
+                  });
+}
+
 Status Reader::ReadSpan(const char* metric, const std::set<PodKey>* only) {
   const std::string& sel = options_.selector;
   const int64_t step = options_.step.count();
@@ -407,6 +424,8 @@ Result<History> Reader::Run() {
   st = ReadPeak(kGrEngineActiveMetric, "compute q" + q + " (" + kGrEngineActiveMetric + ")", &PodAcc::gr, true);
   if (!st.ok()) return st;
   st = ReadPeak(kGpuUtilMetric, "compute q" + q + " (" + kGpuUtilMetric + ")", &PodAcc::util, true);
+  if (!st.ok()) return st;
+  st = ReadBadSeries();
   if (!st.ok()) return st;
   st = ReadSpan(kFbUsedMetric, nullptr);
   if (!st.ok()) return st;

@@ -53,7 +53,10 @@
 //       the series' quantiles, not the quantile of its pooled samples (>=,
 //       as above).
 //     * a NaN, infinite or negative answer is a bad sample of that pod (the
-//       planner then does not guess its peak), as in the files.
+//       planner then does not guess its peak), as in the files; so is every
+//       series holding such a sample (promql::BadSeriesCount: the
+//       *_over_time functions skip NaN samples, so the peaks alone would
+//       hide them).  bad_samples then counts series, not samples.
 //
 // Limits: each query is first asked for the whole lookback (or windows of
 // max_window when set).  When the server refuses it for its size or time

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "metrics/history.h"
+#include "metrics/prometheus_process.h"
 #include "mig/catalog.h"
 #include "model/snapshot_json.h"
 #include "plan/planner.h"
@@ -63,168 +64,10 @@
 namespace kubeon::metrics {
 namespace {
 
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using namespace testing_support;  // NOLINT: test helpers
 
-constexpr const char* kPrometheus = "/usr/bin/prometheus";
-constexpr const char* kPromtool = "/usr/bin/promtool";
+
 constexpr double kQ = 0.99;
-
-// ---------------------------------------------------------------- processes
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-std::string Tail(const std::string& text, size_t n = 2000) {
-  return text.size() <= n ? text : "..." + text.substr(text.size() - n);
-}
-
-// Starts argv[0] with stdout and stderr to `log`; the child is killed if
-// the test process dies.  Returns -1 on failure.
-pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
-  pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
-  int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd >= 0) {
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::close(fd);
-  }
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  ::execv(args[0], args.data());
-  ::_exit(127);
-}
-
-// Runs a command to completion within `deadline`; returns its exit status
-// (-1 when killed at the deadline).
-int RunCommand(const std::vector<std::string>& argv, const std::string& log, std::chrono::seconds deadline) {
-  pid_t pid = Spawn(argv, log);
-  if (pid < 0) return -1;
-  auto end = Clock::now() + deadline;
-  while (true) {
-    int status = 0;
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (Clock::now() > end) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// A temporary directory removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kubeon-prometheus-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// A running Prometheus serving `data_dir`; SIGTERM (then SIGKILL) and reaped
-// on destruction.
-class PrometheusProcess {
- public:
-  static std::unique_ptr<PrometheusProcess> Start(const std::string& data_dir, const std::string& work_dir,
-                                                  const std::vector<std::string>& extra_flags, std::string* error) {
-    std::string config = work_dir + "/prometheus.yml";
-    std::ofstream(config) << "# No scrape targets: the data is backfilled.\nglobal:\n  scrape_interval: 1h\n";
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      std::unique_ptr<PrometheusProcess> p(new PrometheusProcess());
-      p->port_ = FreePort();
-      p->log_ = work_dir + "/prometheus-" + std::to_string(p->port_) + ".log";
-      std::vector<std::string> argv = {kPrometheus,
-                                       "--storage.tsdb.path=" + data_dir,
-                                       "--web.listen-address=127.0.0.1:" + std::to_string(p->port_),
-                                       "--config.file=" + config,
-                                       "--storage.tsdb.retention.time=3650d"};
-      argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
-      p->pid_ = Spawn(argv, p->log_);
-      if (p->pid_ < 0) {
-        *error = "cannot start " + std::string(kPrometheus);
-        return nullptr;
-      }
-      if (p->WaitReady(std::chrono::seconds(60), error)) return p;
-      // Exited (e.g. the port was taken in between): try another port.
-    }
-    return nullptr;
-  }
-
-  ~PrometheusProcess() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    auto end = Clock::now() + std::chrono::seconds(10);
-    int status = 0;
-    while (::waitpid(pid_, &status, WNOHANG) == 0) {
-      if (Clock::now() > end) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  PrometheusProcess() = default;
-
-  bool WaitReady(std::chrono::seconds deadline, std::string* error) {
-    auto end = Clock::now() + deadline;
-    while (Clock::now() < end) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        *error = "prometheus exited before it was ready:\n" + Tail(ReadFile(log_));
-        return false;
-      }
-      httplib::Client c("127.0.0.1", port_);
-      c.set_connection_timeout(1, 0);
-      c.set_read_timeout(2, 0);
-      auto res = c.Get("/-/ready");
-      if (res && res->status == 200) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    *error = "prometheus not ready within " + std::to_string(deadline.count()) + " s:\n" + Tail(ReadFile(log_));
-    return false;
-  }
-
-  pid_t pid_ = -1;
-  int port_ = 0;
-  std::string log_;
-};
 
 // ---------------------------------------------------------------- history
 
@@ -499,24 +342,10 @@ class PrometheusHistoryTest : public ::testing::Test {
     // promtool fsyncs one block per 2 hours of data (10+ s here), so the
     // blocks are kept in the build directory, keyed by the file's content,
     // for the other test processes; each Prometheus serves a copy.
-    char key[64];
-    std::snprintf(key, sizeof(key), "%016zx-%zu", std::hash<std::string>()(gen_.text), gen_.text.size());
-    data_ = std::string(KUBEON_BINARY_DIR) + "/prometheus-test-blocks/" + key;
-    if (!fs::exists(data_ + "/complete")) {
-      std::string fresh = dir_.path() + "/blocks";
-      int rc = RunCommand({kPromtool, "tsdb", "create-blocks-from", "openmetrics", file_, fresh},
-                          dir_.path() + "/promtool.log", std::chrono::seconds(180));
-      ASSERT_EQ(rc, 0) << "promtool failed:\n" << Tail(ReadFile(dir_.path() + "/promtool.log"));
-      std::ofstream(fresh + "/complete") << "backfilled from a generated history\n";
-      std::error_code ec;
-      fs::create_directories(fs::path(data_).parent_path());
-      std::string staged = data_ + ".tmp-" + std::to_string(::getpid());
-      fs::copy(fresh, staged, fs::copy_options::recursive, ec);
-      ASSERT_FALSE(ec) << ec.message();
-      fs::rename(staged, data_, ec);  // loses harmlessly to a concurrent test
-      if (ec) fs::remove_all(staged, ec);
-      Timing("backfilled", t0);
-    }
+    std::string error;
+    data_ = Backfill(file_, gen_.text, KUBEON_BINARY_DIR, dir_.path(), &error);
+    ASSERT_FALSE(data_.empty()) << error;
+    Timing("backfilled", t0);
     auto file_history = ReadHistoryFile(file_, IngestOptions{});
     Timing("read the file", t0);
     ASSERT_TRUE(file_history.ok()) << file_history.status().message();
@@ -666,7 +495,7 @@ TEST_F(PrometheusHistoryTest, SamePeaksSpansAndPlanAsTheFile) {
   ASSERT_FALSE(prom.pods.empty());
   ExpectSameUsage(gen_, file_history_, prom, 60000);
   // A handful of queries for the whole cluster, none refused.
-  EXPECT_EQ(stats.queries, 6u);
+  EXPECT_EQ(stats.queries, 7u);
   EXPECT_EQ(stats.refused_queries, 0u);
   EXPECT_EQ(prom.source, prometheus->url());
 
@@ -716,7 +545,7 @@ TEST_F(PrometheusHistoryTest, ChunkedAndLimitedReadsAgree) {
   chunked.max_window = std::chrono::hours(24);
   PrometheusReadStats chunked_stats;
   History by_day = Read(chunked, &chunked_stats);
-  EXPECT_EQ(chunked_stats.queries, 6u * 4);
+  EXPECT_EQ(chunked_stats.queries, 7u * 4);
 
   // A server that refuses the whole-lookback subqueries (too many samples):
   // the reader splits them into days by itself.

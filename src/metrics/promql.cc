@@ -86,6 +86,17 @@ std::string SampleCount(std::string_view matchers, int64_t range_ms) {
          CountTerm(kGpuUtilMetric, matchers, range_ms, "util") + ")";
 }
 
+std::string BadSeriesCount(std::string_view matchers, int64_t range_ms) {
+  auto term = [&](std::string_view metric, std::string_view tag) {
+    const std::string sum = "sum_over_time(" + Selector(metric, matchers) + Range(range_ms) + ")";
+    const std::string bad = "(" + sum + " != " + sum + ") or (abs(" + sum + ") == Inf) or (min_over_time(" +
+                            Selector(metric, matchers) + Range(range_ms) + ") < 0)";
+    return "label_replace(" + bad + ", \"kubeon_metric\", \"" + std::string(tag) + "\", \"\", \"\")";
+  };
+  return std::string("count by (") + kPodLabels + ") (" + term(kFbUsedMetric, "fb") + " or " +
+         term(kGrEngineActiveMetric, "gr") + " or " + term(kGpuUtilMetric, "util") + ")";
+}
+
 std::string FirstTimestamp(std::string_view metric, std::string_view matchers, int64_t range_ms,
                            int64_t step_ms) {
   return "min by (" + std::string(kSeriesLabels) + ") (" +

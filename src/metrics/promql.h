@@ -34,6 +34,12 @@ inline constexpr const char* kSeriesLabels =
 
 // REQUIRES: ms > 0.
 std::string Duration(int64_t ms);
+
+// Per pod, how many DCGM series (of FB_USED, GR_ENGINE_ACTIVE, GPU_UTIL) hold
+// a sample the file readers refuse: NaN (a NaN makes sum_over_time NaN, and
+// NaN != NaN keeps it), +-Inf, or a negative value.  Pods without such a
+// series are absent from the result.
+std::string BadSeriesCount(std::string_view matchers, int64_t range_ms);
 // Shortest round-trip text of a double ("0.99", "1e-05").
 std::string Number(double value);
 // Unix milliseconds as the seconds Prometheus' `time` parameter takes

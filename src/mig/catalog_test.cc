@@ -38,7 +38,7 @@ TEST(BuiltinCatalog, ParsesAndIsTheDataFileOnDisk) {
 
 TEST(BuiltinCatalog, HasEveryModelTheReferenceNames) {
   for (const char* id : {"A100-40GB", "A100-80GB", "A30", "H100-80GB", "H100-NVL-94GB", "H100-96GB", "H200",
-                         "GH200-144GB", "B200", "B300", "RTX-PRO-6000"}) {
+                         "GH200-144GB", "B200", "GB200", "B300", "GB300", "RTX-PRO-6000"}) {
     const GpuModel* m = Cat().FindModel(id);
     ASSERT_NE(m, nullptr) << id;
     EXPECT_TRUE(m->mig_capable) << id;
@@ -162,6 +162,71 @@ TEST(BuiltinCatalog, UncertainValuesAreFlaggedAndExplained) {
   EXPECT_LT(FindProfile(*h200, "1g.18gb")->memory_mib, 18 * 1024);
 }
 
+// GB200 and GB300 as NVIDIA's default mig-parted config and the GB200 -lgip
+// captures name them: profile names and per-GPU counts.
+TEST(BuiltinCatalog, GraceBlackwellModels) {
+  struct Want {
+    const char* model;
+    const char* pci;
+    std::vector<std::pair<std::string, int>> profiles;  // name, max_instances
+  };
+  for (const Want& w : {Want{"GB200",
+                             "0x294110DE",
+                             {{"1g.23gb", 7}, {"1g.23gb+me", 1}, {"1g.47gb", 4}, {"2g.47gb", 3}, {"3g.93gb", 2},
+                              {"4g.93gb", 1}, {"7g.186gb", 1}}},
+                        Want{"GB300",
+                             "0x31C210DE",
+                             {{"1g.35gb", 7}, {"1g.35gb+me", 1}, {"1g.70gb", 4}, {"2g.70gb", 3}, {"3g.139gb", 2},
+                              {"4g.139gb", 1}, {"7g.278gb", 1}}}}) {
+    const GpuModel* m = Cat().FindModel(w.model);
+    ASSERT_NE(m, nullptr) << w.model;
+    EXPECT_EQ(m->pci_device_ids, std::vector<std::string>{w.pci}) << w.model;
+    ASSERT_EQ(m->profiles.size(), w.profiles.size()) << w.model;
+    for (size_t i = 0; i < w.profiles.size(); ++i) {
+      EXPECT_EQ(m->profiles[i].name, w.profiles[i].first) << w.model;
+      EXPECT_EQ(m->profiles[i].max_instances, w.profiles[i].second) << w.model << " " << w.profiles[i].first;
+      EXPECT_TRUE(m->profiles[i].placements_uncertain) << w.model << " " << w.profiles[i].first;
+    }
+  }
+  // Captured on GB200: 1g at 20.00 GiB (the smaller of two drivers), 2-slice at 45.50 GiB.
+  const GpuModel& gb200 = *Cat().FindModel("GB200");
+  EXPECT_EQ(FindProfile(gb200, "1g.23gb")->memory_mib, 20480);
+  EXPECT_FALSE(FindProfile(gb200, "1g.23gb")->uncertain);
+  EXPECT_EQ(FindProfile(gb200, "2g.47gb")->memory_mib, 46592);
+  EXPECT_TRUE(FindProfile(gb200, "7g.186gb")->uncertain);
+  // Nothing of GB300 was captured.
+  for (const MigProfile& p : Cat().FindModel("GB300")->profiles) EXPECT_TRUE(p.uncertain && p.id_uncertain) << p.name;
+}
+
+// A100-80GB 1g.10gb: 9.50 GiB in public -lgip captures, not the mock's 9856 MiB.
+TEST(BuiltinCatalog, A100_80GbOneSliceMemoryIsWhatTheDriverReports) {
+  const GpuModel& a100 = *Cat().FindModel("A100-80GB");
+  EXPECT_EQ(FindProfile(a100, "1g.10gb")->memory_mib, 9728);
+  EXPECT_EQ(FindProfile(a100, "1g.10gb+me")->memory_mib, 9728);
+}
+
+// RTX PRO 6000 placements in the 12-unit grid nvidia-smi mig -lgipp prints.
+TEST(BuiltinCatalog, RtxPro6000PlacementsAsLgippPrintsThem) {
+  const GpuModel& rtx = *Cat().FindModel("RTX-PRO-6000");
+  EXPECT_EQ(rtx.memory_slices, 12);
+  EXPECT_EQ(FindProfile(rtx, "1g.24gb")->starts, (std::vector<int>{0, 3, 6, 9}));
+  EXPECT_EQ(FindProfile(rtx, "1g.24gb")->memory_slices, 3);
+  EXPECT_EQ(FindProfile(rtx, "1g.24gb+me")->starts, (std::vector<int>{0, 3, 6, 9}));
+  EXPECT_EQ(FindProfile(rtx, "2g.48gb")->starts, (std::vector<int>{0, 6}));
+  EXPECT_EQ(FindProfile(rtx, "2g.48gb")->memory_slices, 6);
+  EXPECT_EQ(FindProfile(rtx, "4g.96gb")->starts, (std::vector<int>{0}));
+  EXPECT_EQ(FindProfile(rtx, "4g.96gb")->memory_slices, 12);
+  for (const MigProfile& p : rtx.profiles) EXPECT_FALSE(p.placements_uncertain) << p.name;
+}
+
+// Sources are cited by name (issue numbers, guides), never by a path on one machine.
+TEST(BuiltinCatalog, SourcesAreCitedByNameNotByPath) {
+  const std::string json(BuiltinCatalogJson());
+  for (const char* path : {"/work/", "/home/", "/tmp/", "/Users/", "C:\\"}) {
+    EXPECT_EQ(json.find(path), std::string::npos) << path;
+  }
+}
+
 TEST(BuiltinCatalog, ProfileExistsOnAnyMigModel) {
   EXPECT_TRUE(Cat().ProfileExists("1g.5gb"));
   EXPECT_TRUE(Cat().ProfileExists("1g.6gb+me"));
@@ -184,6 +249,10 @@ TEST(MatchProduct, LabelsFromTheReference) {
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H200-NVL")), "H200");
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H20")), "H100-96GB");
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-B200")), "B200");
+  EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-GB200")), "GB200");
+  EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-GB300")), "GB300");
+  EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-A800-40GB-PCIe")), "A100-40GB");
+  EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H100-SXM5-94GB")), "H100-NVL-94GB");
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-A30")), "A30");
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-L4")), "L4");
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-L40S")), "L40S");
@@ -219,6 +288,10 @@ TEST(MatchProduct, MemoryBreaksTiesBetweenModelsSharingALabel) {
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H100-PCIe", 81559)), "H100-80GB");
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H100-PCIe", 95830)), "H100-NVL-94GB");
   EXPECT_EQ(IdOf(Cat().MatchProduct("H100-PCIe-SHARED", 95830)), "H100-NVL-94GB");
+  // NVIDIA-H20: 96 GB (H100-96GB profiles) or 141 GB (H200 profiles).
+  EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H20", 97871)), "H100-96GB");
+  EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H20", 143771)), "H200");
+  EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-H20-MIG-1g.18gb", 16384)), "H200");
   // Memory does not override an unambiguous label.
   EXPECT_EQ(IdOf(Cat().MatchProduct("NVIDIA-L4", 80000)), "L4");
 }

@@ -18,17 +18,17 @@ namespace {
 // start + size <= 32.
 uint64_t SliceMask(int start, int size) { return ((uint64_t{1} << size) - 1) << start; }
 
-enum class CountRule { kOk, kProfileMax, kTotalMax, kCompute, kMediaTwice, kMediaWith1g };
+enum class CountRule { kOk, kProfileMax, kTotalMax, kCompute, kMediaTwice };
 
 struct CountVerdict {
   CountRule rule = CountRule::kOk;
-  int profile = -1;  // for kProfileMax and kMediaWith1g
+  int profile = -1;  // for kProfileMax
   int value = 0;     // the offending total
 };
 
 // REQUIRES: counts.size() == model.profiles.size(), counts[i] >= 0.
 CountVerdict EvaluateCountRules(const GpuModel& model, std::span<const int> counts) {
-  int total = 0, compute = 0, media = 0, one_g = 0, media_one_g_profile = -1;
+  int total = 0, compute = 0, media = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
     const MigProfile& p = model.profiles[i];
     const int n = counts[i];
@@ -36,13 +36,10 @@ CountVerdict EvaluateCountRules(const GpuModel& model, std::span<const int> coun
     total += n;
     compute += n * p.compute_slices;
     if (p.media_extensions) media += n;
-    if (p.compute_slices == 1) one_g += n;
-    if (n > 0 && p.media_extensions && p.compute_slices == 1) media_one_g_profile = static_cast<int>(i);
   }
   if (total > model.max_instances) return {CountRule::kTotalMax, -1, total};
   if (compute > model.compute_slices) return {CountRule::kCompute, -1, compute};
   if (media > 1) return {CountRule::kMediaTwice, -1, media};
-  if (media_one_g_profile >= 0 && one_g > 1) return {CountRule::kMediaWith1g, media_one_g_profile, one_g};
   return {};
 }
 
@@ -63,9 +60,6 @@ Status CountVerdictToStatus(const GpuModel& model, const CountVerdict& v) {
                            std::to_string(model.compute_slices) + " on " + model.id);
     case CountRule::kMediaTwice:
       return Status::Error("at most one +me instance per GPU, got " + std::to_string(v.value));
-    case CountRule::kMediaWith1g:
-      return Status::Error(model.profiles[static_cast<size_t>(v.profile)].name +
-                           " cannot share a GPU with other 1g instances (mig-parted known_configs rule)");
   }
   return Status::Error("unreachable count rule");
 }

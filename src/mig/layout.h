@@ -5,8 +5,11 @@
 //  (a) every name is a profile of the model and the model has MIG;
 //  (b) count rules: per profile count <= its max_instances; total instances
 //      <= model.max_instances; total compute slices <= model.compute_slices;
-//      at most one +me instance; and (mig-parted's known_configs rule) a 1g
-//      +me instance is not combined with any other 1-compute-slice instance;
+//      at most one +me instance (every +me profile has max_instances 1:
+//      the MIG User Guide gives the media extensions to a single instance).
+//      A 1g+me instance may share the GPU with other 1g instances: NVIDIA
+//      documents no rule against it (mig-parted's generated known configs
+//      leave such sets out, which is not a driver restriction);
 //  (c) placement: each instance can be given one of its profile's starts so
 //      that the memory-slice ranges [start, start + memory_slices) of all
 //      instances are pairwise disjoint.

@@ -30,4 +30,11 @@ const Node* Cluster::FindNode(const std::string& name) const {
   return nullptr;
 }
 
+const ConfigMap* Cluster::FindConfigMap(const std::string& namespace_, const std::string& name) const {
+  for (const auto& c : config_maps) {
+    if (c.namespace_ == namespace_ && c.name == name) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace kubeon::model

@@ -22,6 +22,9 @@ namespace kubeon::model {
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";
 inline constexpr const char* kSharedGpuResource = "nvidia.com/gpu.shared";
 inline constexpr const char* kMigResourcePrefix = "nvidia.com/mig-";
+// Where the GPU Operator runs unless its ClusterPolicy or the user says
+// otherwise (OpenShift installs use "nvidia-gpu-operator").
+inline constexpr const char* kDefaultOperatorNamespace = "gpu-operator";
 
 using Labels = std::map<std::string, std::string>;
 
@@ -80,6 +83,18 @@ struct ContainerResources {
   std::map<std::string, int64_t> limits;
 };
 
+// One term of spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+// (the terms are ORed; the requirements inside a term are ANDed).
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;  // In | NotIn | Exists | DoesNotExist | Gt | Lt
+  std::vector<std::string> values;
+};
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;
+};
+
 struct Pod {
   std::string namespace_;
   std::string name;
@@ -97,6 +112,12 @@ struct Pod {
   // Other GPU resources already held (nvidia.com/mig-*, nvidia.com/gpu.shared).
   std::map<std::string, int64_t> gpu_slices;
   bool daemonset = false;
+  // cluster-autoscaler.kubernetes.io/safe-to-evict, when the annotation is "true" or "false".
+  std::optional<bool> safe_to_evict;
+  // Volumes whose data lives on the node (emptyDir not in Memory, hostPath),
+  // less those named in cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes.
+  std::vector<std::string> local_volumes;
+  std::vector<NodeSelectorTerm> required_node_terms;
   bool Active() const { return phase == "Running" || phase == "Pending"; }
 };
 
@@ -133,14 +154,36 @@ struct Controller {
   std::optional<OwnerRef> owner;  // e.g. ReplicaSet -> Deployment
 };
 
+// What the GPU Operator's ClusterPolicy (nvidia.com/v1) says about the parts
+// the plan's artifacts must fit; fields are "" when the policy leaves them unset.
+struct GpuOperatorPolicy {
+  std::string name;
+  std::string namespace_;                   // status.namespace: where the operator runs
+  std::string mig_strategy;                 // spec.mig.strategy
+  std::string mig_config_name;              // spec.migManager.config.name
+  std::string mig_config_default;           // spec.migManager.config.default
+  std::string device_plugin_config_name;    // spec.devicePlugin.config.name
+  std::string device_plugin_config_default; // spec.devicePlugin.config.default
+  bool with_reboot = false;                 // spec.migManager.env WITH_REBOOT=true
+};
+
+struct ConfigMap {
+  std::string namespace_;
+  std::string name;
+  std::map<std::string, std::string> data;
+};
+
 struct Cluster {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
   std::vector<PodDisruptionBudget> pdbs;
   std::vector<Controller> controllers;
+  std::optional<GpuOperatorPolicy> gpu_operator;  // the ClusterPolicy, when the snapshot has one
+  std::vector<ConfigMap> config_maps;             // ConfigMaps the snapshot carries (the operator's)
   std::vector<std::string> warnings;  // skipped items, with the reason
 
   const Node* FindNode(const std::string& name) const;
+  const ConfigMap* FindConfigMap(const std::string& namespace_, const std::string& name) const;
 };
 
 }  // namespace kubeon::model

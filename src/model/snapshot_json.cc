@@ -167,6 +167,70 @@ void ComputePodGpus(Pod* pod) {
   }
 }
 
+std::vector<std::string> Strings(const json& obj, const char* key) {
+  std::vector<std::string> out;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<NodeSelectorRequirement> Requirements(const json& term, const char* key) {
+  std::vector<NodeSelectorRequirement> out;
+  auto it = term.find(key);
+  if (it == term.end() || !it->is_array()) return out;
+  for (const auto& r : *it) {
+    if (r.is_object()) out.push_back({Str(r, "key"), Str(r, "operator"), Strings(r, "values")});
+  }
+  return out;
+}
+
+// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+std::vector<NodeSelectorTerm> RequiredNodeTerms(const json& spec) {
+  const json& required =
+      Child(Child(Child(spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution");
+  std::vector<NodeSelectorTerm> out;
+  auto it = required.find("nodeSelectorTerms");
+  if (it == required.end() || !it->is_array()) return out;
+  for (const auto& t : *it) {
+    if (t.is_object()) out.push_back({Requirements(t, "matchExpressions"), Requirements(t, "matchFields")});
+  }
+  return out;
+}
+
+// Volumes cluster-autoscaler calls local storage: hostPath, and emptyDir
+// unless its medium is Memory; those the annotation
+// cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes lists (comma
+// separated) do not count.
+std::vector<std::string> LocalVolumes(const json& spec, const Labels& annotations) {
+  std::set<std::string> allowed;
+  if (auto a = annotations.find("cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"); a != annotations.end()) {
+    size_t start = 0;
+    while (start <= a->second.size()) {
+      size_t comma = a->second.find(',', start);
+      if (comma == std::string::npos) comma = a->second.size();
+      std::string name = a->second.substr(start, comma - start);
+      while (!name.empty() && name.front() == ' ') name.erase(0, 1);
+      while (!name.empty() && name.back() == ' ') name.pop_back();
+      if (!name.empty()) allowed.insert(name);
+      start = comma + 1;
+    }
+  }
+  std::vector<std::string> out;
+  auto it = spec.find("volumes");
+  if (it == spec.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (!v.is_object()) continue;
+    const std::string name = Str(v, "name");
+    const bool host_path = v.contains("hostPath");
+    const bool disk_empty_dir = v.contains("emptyDir") && Str(Child(v, "emptyDir"), "medium") != "Memory";
+    if ((host_path || disk_empty_dir) && !allowed.count(name)) out.push_back(name);
+  }
+  return out;
+}
+
 Status ParsePod(const json& item, Pod* pod) {
   const json& md = Child(item, "metadata");
   const json& spec = Child(item, "spec");
@@ -175,6 +239,13 @@ Status ParsePod(const json& item, Pod* pod) {
   pod->name = Str(md, "name");
   pod->uid = Str(md, "uid");
   pod->labels = StringMap(md, "labels");
+  const Labels annotations = StringMap(md, "annotations");
+  if (auto a = annotations.find("cluster-autoscaler.kubernetes.io/safe-to-evict"); a != annotations.end()) {
+    if (a->second == "true") pod->safe_to_evict = true;
+    if (a->second == "false") pod->safe_to_evict = false;
+  }
+  pod->local_volumes = LocalVolumes(spec, annotations);
+  pod->required_node_terms = RequiredNodeTerms(spec);
   pod->controller = ControllerOf(md);
   pod->daemonset = pod->controller && pod->controller->kind == "DaemonSet";
   pod->node_name = Str(spec, "nodeName");
@@ -246,6 +317,37 @@ void ParseController(const json& item, const std::string& kind, Controller* c) {
   c->owner = ControllerOf(md);
 }
 
+// nvidia.com/v1 ClusterPolicy: the fields the plan's artifacts depend on.
+GpuOperatorPolicy ParseClusterPolicy(const json& item) {
+  const json& spec = Child(item, "spec");
+  GpuOperatorPolicy p;
+  p.name = Str(Child(item, "metadata"), "name");
+  p.namespace_ = Str(Child(item, "status"), "namespace");
+  p.mig_strategy = Str(Child(spec, "mig"), "strategy");
+  const json& mig_manager = Child(spec, "migManager");
+  p.mig_config_name = Str(Child(mig_manager, "config"), "name");
+  p.mig_config_default = Str(Child(mig_manager, "config"), "default");
+  const json& device_plugin = Child(spec, "devicePlugin");
+  p.device_plugin_config_name = Str(Child(device_plugin, "config"), "name");
+  p.device_plugin_config_default = Str(Child(device_plugin, "config"), "default");
+  if (auto env = mig_manager.find("env"); env != mig_manager.end() && env->is_array()) {
+    for (const auto& e : *env) {
+      if (e.is_object() && Str(e, "name") == "WITH_REBOOT") p.with_reboot = Str(e, "value") == "true";
+    }
+  }
+  return p;
+}
+
+ConfigMap ParseConfigMap(const json& item) {
+  const json& md = Child(item, "metadata");
+  ConfigMap c;
+  c.namespace_ = Str(md, "namespace");
+  if (c.namespace_.empty()) c.namespace_ = "default";
+  c.name = Str(md, "name");
+  c.data = StringMap(item, "data");
+  return c;
+}
+
 void ResolveWorkloads(Cluster* cluster) {
   std::map<std::tuple<std::string, std::string, std::string>, const Controller*> index;
   for (const auto& c : cluster->controllers) index[{c.namespace_, c.kind, c.name}] = &c;
@@ -310,8 +412,9 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
     std::string name = Str(Child(item, "metadata"), "name");
     const std::string prefix = ItemPrefix(source_name, i, kind.empty() ? "?" : kind, name);
     if (kind.empty()) return Status::Error(prefix + ": kind missing");
-    static const std::set<std::string> kKnown = {"Node", "Pod", "PodDisruptionBudget", "Deployment", "StatefulSet",
-                                                 "ReplicaSet", "Job", "CronJob", "DaemonSet"};
+    static const std::set<std::string> kKnown = {"Node",    "Pod",      "PodDisruptionBudget", "Deployment",
+                                                 "StatefulSet", "ReplicaSet", "Job",    "CronJob",
+                                                 "DaemonSet", "ClusterPolicy", "ConfigMap"};
     if (!kKnown.count(kind)) continue;
     if (name.empty()) return Status::Error(prefix + ": metadata.name missing");
     Status s;
@@ -323,6 +426,15 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
       Pod p;
       s = ParsePod(item, &p);
       if (s.ok()) cluster.pods.push_back(std::move(p));
+    } else if (kind == "ClusterPolicy") {
+      if (cluster.gpu_operator) {
+        cluster.warnings.push_back(prefix + ": a second ClusterPolicy; the GPU Operator uses only one, the first (" +
+                                   cluster.gpu_operator->name + ") is read");
+      } else {
+        cluster.gpu_operator = ParseClusterPolicy(item);
+      }
+    } else if (kind == "ConfigMap") {
+      cluster.config_maps.push_back(ParseConfigMap(item));
     } else if (kind == "PodDisruptionBudget") {
       PodDisruptionBudget p;
       s = ParsePdb(item, &p);

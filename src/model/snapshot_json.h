@@ -2,6 +2,11 @@
 //   kubectl get nodes,pods,poddisruptionbudgets,deployments,statefulsets,replicasets -A -o json
 // (also accepts a single object, a list per kind, or the body of a Kubernetes
 // list call: anything with "items").  Items of other kinds are ignored.
+// Besides those kinds it reads the GPU Operator's ClusterPolicy (nvidia.com/v1,
+// `kubectl get clusterpolicies -o json`) and ConfigMaps (the operator
+// namespace's, `kubectl get configmaps -n gpu-operator -o json`), which
+// `kubeon-gpu snapshot` adds when the cluster has them; a second
+// ClusterPolicy is a warning, the first one counts.
 //
 // Contract:
 //  - Malformed JSON, or an item without metadata.name, is an error naming the

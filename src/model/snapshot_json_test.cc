@@ -86,6 +86,61 @@ TEST(SnapshotJson, ParsesKubectlList) {
   EXPECT_FALSE(c.pdbs[0].selector.Matches({{"app", "db"}}));
 }
 
+// What the planner needs to judge a staying pod (safe-to-evict, local
+// storage), to keep moved pods on their GPU model (required node affinity),
+// and to fit the GPU Operator's install (ClusterPolicy, its ConfigMaps).
+TEST(SnapshotJson, EvictionFactsAffinityClusterPolicyAndConfigMaps) {
+  const char* list = R"({"kind": "List", "items": [
+    {"kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "annotations": {
+        "cluster-autoscaler.kubernetes.io/safe-to-evict": "false",
+        "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes": "cache, other"}},
+     "spec": {"volumes": [{"name": "cache", "emptyDir": {}}, {"name": "scratch", "emptyDir": {"sizeLimit": "1Gi"}},
+                          {"name": "shm", "emptyDir": {"medium": "Memory"}}, {"name": "host", "hostPath": {"path": "/x"}},
+                          {"name": "cfg", "configMap": {"name": "c"}}],
+              "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                 {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]},
+                 {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n1"]}]}]}}},
+              "containers": []}},
+    {"kind": "Pod", "metadata": {"name": "q", "namespace": "ns", "annotations": {
+        "cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}}, "spec": {"containers": []}},
+    {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+     "spec": {"mig": {"strategy": "mixed"},
+              "migManager": {"config": {"name": "custom-mig", "default": "all-disabled"},
+                             "env": [{"name": "WITH_REBOOT", "value": "true"}]},
+              "devicePlugin": {"config": {"name": "ts", "default": "any"}}},
+     "status": {"namespace": "nvidia-gpu-operator", "state": "ready"}},
+    {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "second"}},
+    {"kind": "ConfigMap", "metadata": {"name": "custom-mig", "namespace": "nvidia-gpu-operator"},
+     "data": {"config.yaml": "version: v1\n"}}]})";
+  Result<Cluster> r = ParseClusterJson(list, "c.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Pod& p = r->pods[0];
+  EXPECT_EQ(p.safe_to_evict, std::optional<bool>(false));
+  EXPECT_EQ(p.local_volumes, (std::vector<std::string>{"scratch", "host"}));
+  ASSERT_EQ(p.required_node_terms.size(), 2u);
+  EXPECT_EQ(p.required_node_terms[0].match_expressions[0].key, "zone");
+  EXPECT_EQ(p.required_node_terms[0].match_expressions[0].values, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p.required_node_terms[1].match_fields[0].op, "NotIn");
+  EXPECT_EQ(r->pods[1].safe_to_evict, std::optional<bool>(true));
+  EXPECT_TRUE(r->pods[1].local_volumes.empty());
+  ASSERT_TRUE(r->gpu_operator.has_value());
+  const GpuOperatorPolicy& cp = *r->gpu_operator;
+  EXPECT_EQ(cp.name, "cluster-policy");
+  EXPECT_EQ(cp.namespace_, "nvidia-gpu-operator");
+  EXPECT_EQ(cp.mig_strategy, "mixed");
+  EXPECT_EQ(cp.mig_config_name, "custom-mig");
+  EXPECT_EQ(cp.mig_config_default, "all-disabled");
+  EXPECT_EQ(cp.device_plugin_config_name, "ts");
+  EXPECT_EQ(cp.device_plugin_config_default, "any");
+  EXPECT_TRUE(cp.with_reboot);
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("second ClusterPolicy"), std::string::npos);
+  const ConfigMap* cm = r->FindConfigMap("nvidia-gpu-operator", "custom-mig");
+  ASSERT_NE(cm, nullptr);
+  EXPECT_EQ(cm->data.at("config.yaml"), "version: v1\n");
+  EXPECT_EQ(r->FindConfigMap("gpu-operator", "custom-mig"), nullptr);
+}
+
 TEST(SnapshotJson, ListCallBodyWithoutItemKinds) {
   Result<Cluster> r = ParseClusterJson(
       R"({"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"p","namespace":"a"},"spec":{},"status":{"phase":"Running"}}]})",

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 namespace kubeon::plan {
 namespace {
@@ -96,6 +97,35 @@ nlohmann::json ResourcePatch(const std::map<std::string, int64_t>& had, const st
   return j;
 }
 
+// The pod's required node selector terms, each with the product requirement
+// added (terms are ORed, so every one of them must carry it), or one term with
+// only that requirement.
+nlohmann::json NodeSelectorTerms(const model::Pod& pod, const std::vector<std::string>& products) {
+  const nlohmann::json product = {{"key", "nvidia.com/gpu.product"}, {"operator", "In"}, {"values", products}};
+  auto requirements = [](const std::vector<model::NodeSelectorRequirement>& rs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rs) {
+      nlohmann::json j = {{"key", r.key}, {"operator", r.op}};
+      if (!r.values.empty()) j["values"] = r.values;
+      out.push_back(j);
+    }
+    return out;
+  };
+  nlohmann::json terms = nlohmann::json::array();
+  for (const auto& t : pod.required_node_terms) {
+    nlohmann::json term = nlohmann::json::object();
+    nlohmann::json exprs = requirements(t.match_expressions);
+    bool has_product = false;
+    for (const auto& e : t.match_expressions) has_product = has_product || e.key == "nvidia.com/gpu.product";
+    if (!has_product) exprs.push_back(product);
+    term["matchExpressions"] = exprs;
+    if (!t.match_fields.empty()) term["matchFields"] = requirements(t.match_fields);
+    terms.push_back(term);
+  }
+  if (terms.empty()) terms.push_back({{"matchExpressions", nlohmann::json::array({product})}});
+  return terms;
+}
+
 std::string PatchFor(const WorkloadForArtifacts& w) {
   const std::string to = w.decision == Decision::kMig ? std::string(model::kMigResourcePrefix) + w.slice
                                                        : std::string(model::kSharedGpuResource);
@@ -113,17 +143,22 @@ std::string PatchFor(const WorkloadForArtifacts& w) {
   nlohmann::json pod_spec = nlohmann::json::object();
   if (!containers.empty()) pod_spec["containers"] = containers;
   if (!init.empty()) pod_spec["initContainers"] = init;
+  if (!w.product_labels.empty()) {
+    pod_spec["affinity"] = {
+        {"nodeAffinity",
+         {{"requiredDuringSchedulingIgnoredDuringExecution", {{"nodeSelectorTerms", NodeSelectorTerms(*w.pod, w.product_labels)}}}}}};
+  }
   nlohmann::json patch = {{"spec", {{"template", {{"spec", pod_spec}}}}}};
   return patch.dump();
 }
 
 }  // namespace
 
+std::string DevicePluginDefaultConfig() { return "version: v1\n"; }
+
 std::string DevicePluginConfig(int replicas) {
   std::ostringstream out;
   out << "version: v1\n"
-      << "flags:\n"
-      << "  migStrategy: none\n"
       << "sharing:\n"
       << "  timeSlicing:\n"
       << "    renameByDefault: true\n"
@@ -143,7 +178,43 @@ std::string ConfigMapYaml(const std::string& name, const std::string& namespace_
   return out.str();
 }
 
-Artifacts BuildArtifacts(Plan& plan, const std::vector<WorkloadForArtifacts>& workloads, const PlannerOptions& options) {
+namespace {
+
+// The configs of an existing mig-parted config.yaml, re-emitted as block
+// YAML under `mig-configs:` (name -> its entries), in file order; "" names and
+// an unreadable file are reported through *error.
+std::vector<std::pair<std::string, std::string>> ExistingMigConfigs(const std::string& yaml, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> out;
+  try {
+    const YAML::Node doc = YAML::Load(yaml);
+    const YAML::Node configs = doc["mig-configs"];
+    if (!configs || !configs.IsMap()) {
+      *error = "no mig-configs map";
+      return {};
+    }
+    for (const auto& kv : configs) {
+      const std::string name = kv.first.as<std::string>();
+      YAML::Emitter e;
+      e << kv.second;
+      if (!e.good()) {
+        *error = "config " + name + ": " + e.GetLastError();
+        return {};
+      }
+      out.push_back({name, Indent(std::string(e.c_str()) + "\n", "    ")});
+    }
+  } catch (const YAML::Exception& e) {
+    *error = e.what();
+    return {};
+  }
+  return out;
+}
+
+}  // namespace
+
+Artifacts BuildArtifacts(Plan& plan, const std::vector<WorkloadForArtifacts>& workloads, const PlannerOptions& given,
+                         const OperatorState& state) {
+  PlannerOptions options = given;
+  if (options.operator_namespace.empty()) options.operator_namespace = model::kDefaultOperatorNamespace;
   Artifacts a;
   std::map<std::string, std::string> configs;  // name -> entries
   for (auto& node : plan.nodes) {
@@ -159,16 +230,48 @@ Artifacts BuildArtifacts(Plan& plan, const std::vector<WorkloadForArtifacts>& wo
     }
   }
   if (!configs.empty()) {
+    std::vector<std::pair<std::string, std::string>> existing;
+    if (!state.mig_config_yaml.empty()) {
+      std::string error;
+      existing = ExistingMigConfigs(state.mig_config_yaml, &error);
+      if (!error.empty()) {
+        plan.warnings.push_back("ConfigMap " + state.mig_config_source + " key config.yaml is not a mig-parted config (" +
+                                error + "); the generated mig-parted ConfigMap holds only all-disabled and this plan's configs");
+      }
+    }
+    std::set<std::string> defined;
     std::ostringstream out;
-    out << "version: v1\nmig-configs:\n  all-disabled:\n    - devices: all\n      mig-enabled: false\n";
-    for (const auto& [name, entries] : configs) out << "\n  " << name << ":\n" << entries;
+    out << "version: v1\nmig-configs:\n";
+    bool first = true;
+    auto add = [&](const std::string& name, const std::string& entries) {
+      if (!defined.insert(name).second) return;
+      out << (first ? "" : "\n") << "  " << name << ":\n" << entries;
+      first = false;
+    };
+    for (const auto& [name, entries] : existing) {
+      if (!configs.count(name)) add(name, entries);
+    }
+    add("all-disabled", "    - devices: all\n      mig-enabled: false\n");
+    for (const auto& [name, entries] : configs) add(name, entries);
     a.mig_parted_config = out.str();
     a.mig_parted_configmap = ConfigMapYaml(options.mig_configmap_name, options.operator_namespace,
                                            {{"config.yaml", a.mig_parted_config}});
+    for (const auto& name : state.node_mig_configs) {
+      if (defined.count(name)) continue;
+      plan.warnings.push_back(
+          "a node selects MIG config \"" + name + "\" (label nvidia.com/mig.config), which the generated mig-parted "
+          "ConfigMap does not define" +
+          (state.mig_config_yaml.empty()
+               ? std::string(" (the snapshot has no operator ConfigMap to start from: plan --from-cluster, or add "
+                             "`kubectl get configmaps -n ") + options.operator_namespace + " -o json` to the snapshot)"
+               : std::string(" (nor does ") + state.mig_config_source + ")") +
+          "; mig-manager fails on such a node when its pod restarts");
+    }
   }
   if (!a.device_plugin_configs.empty()) {
-    a.device_plugin_configmap = ConfigMapYaml(options.device_plugin_configmap_name, options.operator_namespace,
-                                              a.device_plugin_configs);
+    std::map<std::string, std::string> data = a.device_plugin_configs;
+    data.emplace("default", DevicePluginDefaultConfig());
+    a.device_plugin_configmap = ConfigMapYaml(options.device_plugin_configmap_name, options.operator_namespace, data);
   }
   for (const auto& w : workloads) {
     if (w.decision == Decision::kUnchanged || w.pod == nullptr) continue;

@@ -154,8 +154,6 @@ TEST(Artifacts, DevicePluginConfigMatchesNvidiaSchema) {
   const std::string ours_text = DevicePluginConfig(4);
   EXPECT_EQ(ours_text,
             "version: v1\n"
-            "flags:\n"
-            "  migStrategy: none\n"
             "sharing:\n"
             "  timeSlicing:\n"
             "    renameByDefault: true\n"
@@ -171,6 +169,64 @@ TEST(Artifacts, DevicePluginConfigMatchesNvidiaSchema) {
   EXPECT_EQ(ts["resources"][0]["name"].as<std::string>(), nts["resources"][0]["name"].as<std::string>());
   EXPECT_EQ(ts["resources"][0]["replicas"].as<int>(), 4);
   (void)ts["renameByDefault"].as<bool>();
+}
+
+// The device-plugin ConfigMap carries a "default" key that shares nothing, so
+// a node without the label (standalone chart: fallback strategies named,single)
+// never takes a time-slicing config; flags are left to the operator.
+TEST(Artifacts, DevicePluginConfigMapHasADefaultThatSharesNothing) {
+  Plan p = TwoNodePlan();
+  Artifacts a = BuildArtifacts(p, {}, PlannerOptions{});
+  YAML::Node cm = YAML::Load(a.device_plugin_configmap);
+  EXPECT_EQ(cm["metadata"]["namespace"].as<std::string>(), "gpu-operator");
+  ASSERT_TRUE(cm["data"]["default"]);
+  YAML::Node def = YAML::Load(cm["data"]["default"].as<std::string>());
+  EXPECT_EQ(def["version"].as<std::string>(), "v1");
+  EXPECT_FALSE(def["sharing"]);
+  EXPECT_FALSE(def["flags"]);
+  YAML::Node ts = YAML::Load(cm["data"]["kubeon-ts-3"].as<std::string>());
+  EXPECT_FALSE(ts["flags"]);
+  EXPECT_EQ(ts["sharing"]["timeSlicing"]["resources"][0]["replicas"].as<int>(), 3);
+}
+
+// The generated mig-parted ConfigMap replaces the operator's for every node:
+// it keeps every config of the operator's current one, as it was.
+TEST(Artifacts, MigPartedConfigStartsFromTheOperatorsConfigMap) {
+  Plan p = TwoNodePlan();
+  PlannerOptions o;
+  o.operator_namespace = "nvidia-gpu-operator";
+  YAML::Node nvidia_cm = YAML::Load(ReadFile("testdata/nvidia/gpu-operator-default-mig-parted-config.yaml"));
+  OperatorState state;
+  state.mig_config_yaml = nvidia_cm["data"]["config.yaml"].as<std::string>();
+  state.mig_config_source = "nvidia-gpu-operator/default-mig-parted-config";
+  state.node_mig_configs = {"all-1g.10gb", "all-disabled"};
+  Artifacts a = BuildArtifacts(p, {}, o, state);
+  YAML::Node nvidia = YAML::Load(state.mig_config_yaml);
+  YAML::Node ours = YAML::Load(a.mig_parted_config);
+  for (const auto& cfg : nvidia["mig-configs"]) {
+    const std::string name = cfg.first.as<std::string>();
+    ASSERT_TRUE(ours["mig-configs"][name]) << name;
+    EXPECT_EQ(YAML::Dump(ours["mig-configs"][name]), YAML::Dump(cfg.second)) << name;
+  }
+  EXPECT_TRUE(ours["mig-configs"][p.nodes[0].labels.at("nvidia.com/mig.config")]);
+  EXPECT_TRUE(p.warnings.empty()) << p.warnings.front();
+  EXPECT_EQ(YAML::Load(a.mig_parted_configmap)["metadata"]["namespace"].as<std::string>(), "nvidia-gpu-operator");
+}
+
+TEST(Artifacts, ConfigsNodesNameButTheConfigMapLacksAreWarnings) {
+  Plan p = TwoNodePlan();
+  OperatorState state;
+  state.node_mig_configs = {"all-1g.5gb", "all-disabled"};
+  BuildArtifacts(p, {}, PlannerOptions{}, state);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("\"all-1g.5gb\""), std::string::npos) << p.warnings[0];
+  EXPECT_NE(p.warnings[0].find("kubectl get configmaps -n gpu-operator"), std::string::npos) << p.warnings[0];
+  Plan q = TwoNodePlan();
+  state.mig_config_yaml = "not: [a mig-parted config";
+  state.mig_config_source = "gpu-operator/x";
+  BuildArtifacts(q, {}, PlannerOptions{}, state);
+  ASSERT_EQ(q.warnings.size(), 2u);
+  EXPECT_NE(q.warnings[0].find("gpu-operator/x key config.yaml is not a mig-parted config"), std::string::npos);
 }
 
 TEST(Artifacts, ConfigMapHoldsFilesVerbatim) {
@@ -200,6 +256,36 @@ TEST(Artifacts, StrategicMergePatchSwapsTheGpuResource) {
       "limits":{"nvidia.com/gpu":null,"nvidia.com/mig-2g.10gb":"1"},
       "requests":{"nvidia.com/gpu":null,"nvidia.com/mig-2g.10gb":"1"}}}]}}}})"));
   EXPECT_EQ(a.workload_patches[0].patch_type, "strategic");
+}
+
+// Moved pods stay on their GPU model: the product requirement joins each of
+// the pod's required node selector terms (they are ORed), or is the only one.
+TEST(Artifacts, PatchKeepsPodsOnTheirGpuModel) {
+  Plan p;
+  model::Pod pod;
+  model::ContainerResources c;
+  c.name = "server";
+  c.limits["nvidia.com/gpu"] = 1;
+  pod.containers.push_back(c);
+  WorkloadForArtifacts w{Decision::kMig, {"prod", "Deployment", "svc"}, "1g.10gb", &pod,
+                         {"NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-SXM5-80GB"}};
+  Artifacts a = BuildArtifacts(p, {w}, PlannerOptions{});
+  auto patch = nlohmann::json::parse(a.workload_patches[0].patch_json);
+  EXPECT_EQ(patch["spec"]["template"]["spec"]["affinity"], nlohmann::json::parse(R"({"nodeAffinity":{
+      "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[
+      {"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-H100-80GB-HBM3","NVIDIA-H100-SXM5-80GB"]}]}]}}})"));
+  pod.required_node_terms = {{{{"topology.kubernetes.io/zone", "In", {"a", "b"}}}, {}},
+                             {{{"pool", "Exists", {}}}, {{"metadata.name", "NotIn", {"n1"}}}}};
+  a = BuildArtifacts(p, {w}, PlannerOptions{});
+  patch = nlohmann::json::parse(a.workload_patches[0].patch_json);
+  EXPECT_EQ(patch["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+                 ["nodeSelectorTerms"],
+            nlohmann::json::parse(R"([
+      {"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In","values":["a","b"]},
+                           {"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-H100-80GB-HBM3","NVIDIA-H100-SXM5-80GB"]}]},
+      {"matchExpressions":[{"key":"pool","operator":"Exists"},
+                           {"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-H100-80GB-HBM3","NVIDIA-H100-SXM5-80GB"]}],
+       "matchFields":[{"key":"metadata.name","operator":"NotIn","values":["n1"]}]}])"));
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 #include "plan/mig_packer.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <map>
 #include <numeric>
 
 #include "mig/layout.h"
+#include "plan/cutting_stock.h"
 
 namespace kubeon::plan {
 
@@ -45,7 +48,7 @@ bool MigPacker::Fits(const std::vector<int>& counts) {
   return fits;
 }
 
-std::vector<MigBin> MigPacker::Pack(const std::vector<int>& item_profiles) {
+std::vector<MigBin> MigPacker::PackBestFit(const std::vector<int>& item_profiles) {
   const size_t np = model_.profiles.size();
   std::vector<int> order(item_profiles.size());
   std::iota(order.begin(), order.end(), 0);
@@ -105,6 +108,134 @@ std::vector<MigBin> MigPacker::Pack(const std::vector<int>& item_profiles) {
     open[sig].push_back(bin);
   }
   return bins;
+}
+
+std::vector<int> MigPacker::Demand(const std::vector<int>& item_profiles) const {
+  std::vector<int> demand(model_.profiles.size(), 0);
+  for (int p : item_profiles) ++demand[static_cast<size_t>(p)];
+  return demand;
+}
+
+const std::vector<std::vector<int>>& MigPacker::ValidLayouts() {
+  if (valid_done_) return valid_;
+  valid_done_ = true;
+  // Validity is downward closed, so every valid vector is reached by raising
+  // one profile's count at a time, profile by profile, while it still fits.
+  std::vector<int> counts(model_.profiles.size(), 0);
+  std::function<void(size_t)> go = [&](size_t i) {
+    if (i == counts.size()) {
+      valid_.push_back(counts);
+      return;
+    }
+    for (counts[i] = 0; counts[i] == 0 || Fits(counts); ++counts[i]) go(i + 1);
+    counts[i] = 0;
+  };
+  go(0);
+  return valid_;
+}
+
+const std::vector<std::vector<int>>& MigPacker::MaximalLayouts(const std::vector<int>& demand) {
+  uint32_t mask = 0;
+  for (size_t j = 0; j < demand.size(); ++j) mask |= demand[j] > 0 ? uint32_t{1} << j : 0;
+  auto it = maximal_.find(mask);
+  if (it != maximal_.end()) return it->second;
+  std::set<std::vector<int>> restricted;
+  for (const std::vector<int>& v : ValidLayouts()) {
+    std::vector<int> r = v;
+    for (size_t j = 0; j < r.size(); ++j) {
+      if ((mask >> j & 1) == 0) r[j] = 0;
+    }
+    restricted.insert(std::move(r));
+  }
+  // Largest totals first: a vector can only be dominated by a maximal one
+  // with a larger total, which is then already kept.
+  std::vector<std::vector<int>> all(restricted.begin(), restricted.end());
+  auto total = [](const std::vector<int>& v) { return std::accumulate(v.begin(), v.end(), 0); };
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const std::vector<int>& a, const std::vector<int>& b) { return total(a) > total(b); });
+  std::vector<std::vector<int>> maximal;
+  for (const std::vector<int>& v : all) {
+    bool dominated = false;
+    for (const std::vector<int>& k : maximal) {
+      bool within = true;
+      for (size_t j = 0; j < v.size() && within; ++j) within = v[j] <= k[j];
+      if (within) {
+        dominated = true;
+        break;
+      }
+    }
+    if (!dominated) maximal.push_back(v);
+  }
+  std::sort(maximal.begin(), maximal.end());
+  return maximal_.emplace(mask, std::move(maximal)).first->second;
+}
+
+double MigPacker::LpBound(const std::vector<int>& item_profiles) {
+  const std::vector<int> demand = Demand(item_profiles);
+  return SolveCoverLp(MaximalLayouts(demand), demand).value;
+}
+
+std::vector<MigBin> MigPacker::Pack(const std::vector<int>& item_profiles) {
+  last_lp_bound_ = 0;
+  last_optimal_ = true;
+  if (item_profiles.empty()) return {};
+  const size_t np = model_.profiles.size();
+  std::vector<MigBin> greedy = PackBestFit(item_profiles);
+  const std::vector<int> demand = Demand(item_profiles);
+  CoverOptions options;
+  options.exact_max_items = kExactMaxItems;
+  options.priority.resize(np);
+  std::iota(options.priority.begin(), options.priority.end(), 0);
+  std::stable_sort(options.priority.begin(), options.priority.end(), [&](int a, int b) {
+    const auto& pa = model_.profiles[a];
+    const auto& pb = model_.profiles[b];
+    return std::tie(pb.memory_slices, pb.compute_slices) < std::tie(pa.memory_slices, pa.compute_slices);
+  });
+  options.weight.resize(np);
+  for (size_t j = 0; j < np; ++j) {
+    options.weight[j] = int64_t{model_.profiles[j].memory_slices} * 64 + model_.profiles[j].compute_slices;
+  }
+  std::vector<CountVector> upper;
+  for (const MigBin& b : greedy) upper.push_back(b.counts);
+  Cover cover = SolveCover(MaximalLayouts(demand), demand, options, std::move(upper));
+  last_lp_bound_ = cover.lp_bound;
+  last_optimal_ = cover.optimal;
+  // Heaviest bins first, ties by counts (deterministic).
+  auto weight = [&](const CountVector& c) {
+    int64_t w = 0;
+    for (size_t j = 0; j < np; ++j) w += c[j] * options.weight[j];
+    return w;
+  };
+  std::stable_sort(cover.bins.begin(), cover.bins.end(), [&](const CountVector& a, const CountVector& b) {
+    const int64_t wa = weight(a), wb = weight(b);
+    return wa != wb ? wa > wb : a > b;
+  });
+  for (const CountVector& c : cover.bins) {
+    if (!Fits(c)) return greedy;  // cannot happen (bins lie inside valid layouts); keep the invariant
+  }
+  // Items of each profile, in input order, handed out bin by bin.
+  std::vector<std::vector<int>> queue(np);
+  for (size_t i = 0; i < item_profiles.size(); ++i) queue[static_cast<size_t>(item_profiles[i])].push_back(static_cast<int>(i));
+  std::vector<size_t> next(np, 0);
+  std::vector<MigBin> bins;
+  for (const CountVector& c : cover.bins) {
+    MigBin bin{{}, c};
+    for (size_t j = 0; j < np; ++j) {
+      for (int k = 0; k < c[j]; ++k) bin.items.push_back(queue[j][next[j]++]);
+    }
+    std::sort(bin.items.begin(), bin.items.end());
+    bins.push_back(std::move(bin));
+  }
+  return bins;
+}
+
+double MigLpBound(const mig::GpuModel& model, const std::vector<int>& item_profiles) {
+  MigPacker packer(model);
+  return packer.LpBound(item_profiles);
+}
+
+int MigLpLowerBound(const mig::GpuModel& model, const std::vector<int>& item_profiles) {
+  return CeilBound(MigLpBound(model, item_profiles));
 }
 
 int MigLowerBound(const mig::GpuModel& model, const std::vector<int>& item_profiles) {

@@ -3,6 +3,8 @@
 //
 // Invariants (checked by planner_test):
 //  - every GpuAfter::mig_devices list is a valid layout for its node's model;
+//  - a node with method "mig" lists every GPU pod that stays on it in
+//    disrupted_pods (its MIG mode changes); no other node lists any;
 //  - summary.gpus_after == sum of NodePlan::gpus_after, and likewise for
 //    gpus_before, nodes_freed and monthly_savings_usd;
 //  - a workload with decision kMig has a non-empty slice and a patch in
@@ -47,6 +49,13 @@ struct GpuAfter {
   bool whole = false;                    // held whole by an unchanged pod
 };
 
+// A GPU pod that stays on a node whose change disrupts it.
+struct DisruptedPod {
+  std::string pod;    // "namespace/name"
+  std::string owner;  // "Deployment/name", "Job/name", "Pod/name" for a bare pod
+  std::string why;    // what the change does to it and whether it comes back
+};
+
 struct NodePlan {
   std::string name;
   std::string gpu_model;
@@ -62,7 +71,8 @@ struct NodePlan {
   std::string isolation;
   std::optional<double> hourly_price_usd;
   std::string price_source;  // "annotation" | "prices file" | "" (unknown)
-  double monthly_savings_usd = 0;
+  double monthly_savings_usd = 0;   // HourlyValueFreed x 730: the whole price when freed
+  std::vector<DisruptedPod> disrupted_pods;  // staying GPU pods a MIG mode change disrupts
   std::vector<std::string> notes;
 };
 
@@ -91,10 +101,17 @@ struct Summary {
   int workloads = 0;
   int workloads_to_mig = 0;
   int workloads_to_time_slicing = 0;
-  // Lower bound on GPUs for the moved workloads: per model, ceil(sum of
-  // compute slices / slices per GPU) for MIG plus the time-sliced GPUs.
+  // GPUs the moved workloads hold after the plan, and a lower bound on them:
+  // per model, the LP relaxation of the fewest-GPU packing rounded up
+  // (mig_packer.h MigLpBound) for MIG, plus the time-sliced GPUs' bound
+  // (memory, compute and maxReplicas).  The gap is after - bound (0: optimal).
   int moved_gpus_after = 0;
-  int moved_gpus_lower_bound = 0;
+  int gpus_lower_bound = 0;
+  int pods_disrupted = 0;  // sum of NodePlan::disrupted_pods
+  // What the policy's spec.disruption.stayingPods costs: GPUs and dollars a
+  // plan that could disrupt every staying pod would free on top of this one.
+  int safety_cost_gpus = 0;
+  double safety_cost_monthly_usd = 0;
 };
 
 struct Plan {

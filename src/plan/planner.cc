@@ -8,7 +8,10 @@
 #include <set>
 
 #include "plan/artifacts.h"
+#include "plan/cutting_stock.h"
 #include "plan/mig_packer.h"
+#include "plan/node_choice.h"
+#include "plan/operator_fit.h"
 #include "plan/sizing.h"
 #include "plan/ts_packer.h"
 #include "plan/usage_join.h"
@@ -40,8 +43,10 @@ struct NodeState {
   // Filled per planning attempt.
   int pinned = 0;
   std::vector<std::string> pinned_workloads;  // one entry per pinned GPU
+  std::vector<int> staying_pods;              // GPU pods that stay (indices into cluster.pods)
   std::vector<int> mig_bins;                  // indices into the pool's bins
   int ts_fill = -1;                           // index into the pool's time-slicing fills
+  std::string veto;                           // why its staying pods forbid a MIG mode change, "" if none
 };
 
 struct WorkState {
@@ -76,6 +81,7 @@ class Planner {
     plan_.policy_mode = std::string(policy::ModeName(policy_.mode));
     plan_.window = policy_.window ? policy_.window->text() : "";
     ScopeNodes();
+    GatherPoolFacts();
     GroupWorkloads();
     DecideWorkloads();
     std::set<std::string> pools;
@@ -88,7 +94,10 @@ class Planner {
     for (const auto& pool : pools) PlanPool(pool);
     BuildNodePlans();
     BuildWorkloads();
-    plan_.artifacts = BuildArtifacts(plan_, works_for_artifacts_, options_);
+    PlannerOptions resolved = options_;
+    resolved.operator_namespace = OperatorNamespace(cluster_, options_);
+    plan_.artifacts = BuildArtifacts(plan_, works_for_artifacts_, resolved, CurrentOperatorState(cluster_, resolved));
+    for (auto& w : FitWarnings(plan_, cluster_, resolved)) plan_.warnings.push_back(std::move(w));
     return std::move(plan_);
   }
 
@@ -144,6 +153,8 @@ class Planner {
   // ---- 2. workloads ---------------------------------------------------------
   void GroupWorkloads() {
     std::map<model::WorkloadRef, size_t> index;
+    work_of_pod_.assign(cluster_.pods.size(), -1);
+    node_of_pod_.assign(cluster_.pods.size(), -1);
     for (size_t i = 0; i < cluster_.pods.size(); ++i) {
       const auto& p = cluster_.pods[i];
       if (!p.Active() || p.node_name.empty()) continue;
@@ -164,6 +175,8 @@ class Planner {
       }
       works_[it->second].pods.push_back(static_cast<int>(i));
       works_[it->second].d.pods.push_back(p.name);
+      work_of_pod_[i] = static_cast<int>(it->second);
+      node_of_pod_[i] = static_cast<int>(ns->second);
     }
   }
 
@@ -306,20 +319,30 @@ class Planner {
     w.d.slice = r.profile->name;
   }
 
-  int64_t PoolMemory(const std::string& pool) const {
-    int64_t m = 0;
+  // What the steps ask of a pool's nodes, gathered once after scoping.
+  struct PoolFacts {
+    int64_t memory_mib = 0;              // the smallest GPU memory of its nodes
+    bool mig_target = false;             // some node may take MIG layouts
+    std::vector<std::string> products;   // their nvidia.com/gpu.product values, sorted
+  };
+  void GatherPoolFacts() {
+    std::map<std::string, std::set<std::string>> products;
     for (const auto& n : nodes_) {
-      if (n.model && n.model->id == pool && n.gpu_memory_mib > 0) m = m == 0 ? n.gpu_memory_mib : std::min(m, n.gpu_memory_mib);
+      if (!n.model) continue;
+      PoolFacts& f = pool_facts_[n.model->id];
+      if (n.gpu_memory_mib > 0) f.memory_mib = f.memory_mib == 0 ? n.gpu_memory_mib : std::min(f.memory_mib, n.gpu_memory_mib);
+      f.mig_target = f.mig_target || n.mig_ok;
+      if (!n.node->gpu_product.empty()) products[n.model->id].insert(n.node->gpu_product);
     }
-    return m;
+    for (auto& [pool, labels] : products) pool_facts_[pool].products.assign(labels.begin(), labels.end());
   }
-
-  bool PoolHasMigTarget(const std::string& pool) const {
-    for (const auto& n : nodes_) {
-      if (n.mig_ok && n.model->id == pool) return true;
-    }
-    return false;
+  const PoolFacts& Facts(const std::string& pool) const {
+    static const PoolFacts kNone;
+    auto it = pool_facts_.find(pool);
+    return it == pool_facts_.end() ? kNone : it->second;
   }
+  int64_t PoolMemory(const std::string& pool) const { return Facts(pool).memory_mib; }
+  bool PoolHasMigTarget(const std::string& pool) const { return Facts(pool).mig_target; }
 
   // ---- 3 & 4. packing and placement per pool --------------------------------
   struct PoolResult {
@@ -327,66 +350,155 @@ class Planner {
     std::vector<int> mig_item_work;  // item -> work index
     std::vector<TsNodeFill> ts_fills;
     std::vector<int> ts_item_work;
+    std::vector<int> mig_profiles;   // item -> profile index (for the lower bound)
+    double mig_lp_bound = 0;         // LP relaxation of the fewest GPUs for mig_profiles
+    std::vector<TsItem> ts_items;
   };
 
+  // Plans one pool under the policy's spec.disruption.stayingPods.  When that
+  // kept some node from taking MIG GPUs, the pool is also planned as if every
+  // staying pod could be disrupted, only to tell what safety costs
+  // (summary.safety_cost_*); the safe plan is the one kept.
   void PlanPool(const std::string& pool) {
+    RunPool(pool, policy_.staying_pods);
+    bool vetoed = false;
+    for (const auto& n : nodes_) vetoed = vetoed || (n.model && n.model->id == pool && !n.veto.empty());
+    if (vetoed && policy_.staying_pods != policy::StayingPods::kAny) {
+      const PoolValue safe = ValueOf(pool);
+      // Keep the safe result aside, plan without the restriction, measure, restore.
+      std::vector<std::pair<size_t, WorkState>> saved_works;
+      for (size_t wi = 0; wi < works_.size(); ++wi) {
+        if (works_[wi].pool == pool) saved_works.push_back({wi, works_[wi]});
+      }
+      std::vector<std::pair<size_t, NodeState>> saved_nodes;
+      for (size_t ni = 0; ni < nodes_.size(); ++ni) {
+        if (nodes_[ni].model && nodes_[ni].model->id == pool) saved_nodes.push_back({ni, nodes_[ni]});
+      }
+      PoolResult saved_result = pools_[pool];
+      auto saved_names = mig_names_[pool];
+      RunPool(pool, policy::StayingPods::kAny);
+      const PoolValue unsafe = ValueOf(pool);
+      for (auto& [wi, w] : saved_works) works_[wi] = std::move(w);
+      for (auto& [ni, n] : saved_nodes) nodes_[ni] = std::move(n);
+      pools_[pool] = std::move(saved_result);
+      mig_names_[pool] = std::move(saved_names);
+      if (unsafe.hourly_usd > safe.hourly_usd + 1e-9 || unsafe.gpus_after < safe.gpus_after) {
+        plan_.summary.safety_cost_gpus += std::max(0, safe.gpus_after - unsafe.gpus_after);
+        plan_.summary.safety_cost_monthly_usd += std::max(0.0, unsafe.hourly_usd - safe.hourly_usd) * kHoursPerMonth;
+      }
+    }
+    RecordLowerBound(*catalog_.FindModel(pool));
+  }
+
+  void RunPool(const std::string& pool, policy::StayingPods allowance) {
+    const mig::GpuModel* pool_model = catalog_.FindModel(pool);
     for (int attempt = 0; attempt < 8; ++attempt) {
       PoolResult r;
       std::vector<NodeState*> pool_nodes;
       for (auto& n : nodes_) {
-        if (!n.model || n.model->id != pool) continue;
+        if (n.model != pool_model) continue;
         n.pinned = 0;
         n.pinned_workloads.clear();
+        n.staying_pods.clear();
         n.mig_bins.clear();
         n.ts_fill = -1;
+        n.veto.clear();
         pool_nodes.push_back(&n);
       }
-      std::vector<int> mig_profiles;
-      std::vector<TsItem> ts_items;
       for (size_t wi = 0; wi < works_.size(); ++wi) {
         WorkState& w = works_[wi];
-        if (w.pool != pool && !(w.pool.empty() && w.d.gpu_model == pool)) continue;
-        for (int pi : w.pods) {
-          const model::Pod& p = cluster_.pods[pi];
+        if (w.d.decision == Decision::kUnchanged) {
+          // Its GPUs stay where they are, on whichever of its nodes are in this pool.
+          for (int pi : w.pods) {
+            const model::Pod& p = cluster_.pods[pi];
+            NodeState& n = nodes_[node_of_pod_[pi]];
+            if (n.model != pool_model || p.gpus <= 0) continue;
+            for (int64_t g = 0; g < p.gpus; ++g) n.pinned_workloads.push_back(w.d.ref.Display());
+            n.pinned += static_cast<int>(p.gpus);
+            n.staying_pods.push_back(pi);
+          }
+          continue;
+        }
+        if (w.pool != pool) continue;
+        for (size_t k = 0; k < w.pods.size(); ++k) {
           if (w.d.decision == Decision::kMig) {
-            mig_profiles.push_back(w.profile_index);
+            r.mig_profiles.push_back(w.profile_index);
             r.mig_item_work.push_back(static_cast<int>(wi));
-          } else if (w.d.decision == Decision::kTimeSlicing) {
-            ts_items.push_back({w.need_memory_mib, w.need_compute});
-            r.ts_item_work.push_back(static_cast<int>(wi));
           } else {
-            NodeState& n = nodes_[node_index_.at(p.node_name)];
-            for (int64_t g = 0; g < p.gpus; ++g) {
-              n.pinned_workloads.push_back(w.d.ref.Display());
-              ++n.pinned;
-            }
+            r.ts_items.push_back({w.need_memory_mib, w.need_compute});
+            r.ts_item_work.push_back(static_cast<int>(wi));
           }
         }
       }
-      const mig::GpuModel* model = catalog_.FindModel(pool);
-      if (!mig_profiles.empty()) {
-        MigPacker packer(*model);
-        r.mig_bins = packer.Pack(mig_profiles);
-        mig_names_[pool] = {};
+      for (NodeState* n : pool_nodes) n->veto = StayingVeto(*n, allowance);
+      mig_names_[pool].clear();
+      if (!r.mig_profiles.empty()) {
+        MigPacker packer(*pool_model);
+        r.mig_bins = packer.Pack(r.mig_profiles);
+        r.mig_lp_bound = packer.last_lp_bound();
         for (const auto& b : r.mig_bins) mig_names_[pool].push_back(packer.Names(b.counts));
       }
       std::string failure;
-      std::set<int> revert = Place(pool, pool_nodes, ts_items, &r, &failure);
+      std::set<int> revert = Place(pool, pool_nodes, &r, &failure);
       if (revert.empty()) {
         pools_[pool] = std::move(r);
-        RecordLowerBound(*model, mig_profiles, ts_items);
         return;
       }
       for (int wi : revert) Unchanged(works_[wi], failure);
     }
+    pools_[pool] = PoolResult{};
   }
 
-  void RecordLowerBound(const mig::GpuModel& model, const std::vector<int>& mig_profiles, const std::vector<TsItem>& ts) {
+  // Why the pods that stay on `n` forbid a MIG mode change there (mig-parted
+  // resets every GPU of the node, so each of them is disrupted); "" when the
+  // allowance lets all of them be disrupted.
+  std::string StayingVeto(const NodeState& n, policy::StayingPods allowance) const {
+    if (n.staying_pods.empty() || allowance == policy::StayingPods::kAny) return "";
+    const model::Pod& first = cluster_.pods[n.staying_pods.front()];
+    if (allowance == policy::StayingPods::kNone) {
+      return "keeps " + Count(static_cast<int>(n.staying_pods.size()), "GPU pod") + " (" + first.namespace_ + "/" +
+             first.name + (n.staying_pods.size() > 1 ? ", ..." : "") +
+             ") that a MIG mode change would disrupt; policy spec.disruption.stayingPods is None";
+    }
+    for (int pi : n.staying_pods) {
+      const std::string why = WhyNotRestartable(pi);
+      if (!why.empty()) {
+        const model::Pod& p = cluster_.pods[pi];
+        return "keeps pod " + p.namespace_ + "/" + p.name + " (" + p.workload.kind + " " + p.workload.name + "), " + why +
+               "; a MIG mode change would disrupt it (policy spec.disruption.stayingPods: Any allows it)";
+      }
+    }
+    return "";
+  }
+
+  // "" when the pod comes back on its own after an eviction and is idle
+  // enough to restart; else why not.
+  std::string WhyNotRestartable(int pod_index) const {
+    const model::Pod& p = cluster_.pods[pod_index];
+    const std::string& kind = p.workload.kind;
+    if (kind == "Pod") return "a bare pod: evicted, it is deleted and not recreated";
+    if (!Movable(kind) && kind != "DaemonSet") {
+      return "a " + kind + " pod: evicted, its work is lost or starts over";
+    }
+    if (p.safe_to_evict == false) return "annotated cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\"";
+    if (!p.local_volumes.empty()) {
+      return "local storage (volume " + p.local_volumes.front() + ") is lost when it is evicted";
+    }
+    const WorkloadDecision& d = works_[work_of_pod_[pod_index]].d;
+    if (!d.peak_compute) return "no compute history, so it cannot be shown idle enough to restart";
+    if (*d.peak_compute >= kBusyCompute) {
+      return "busy (compute peak " + FormatPercent(*d.peak_compute) + "), restarting it interrupts its work";
+    }
+    return "";
+  }
+
+  void RecordLowerBound(const mig::GpuModel& model) {
     const PoolResult& r = pools_[model.id];
-    if (!mig_profiles.empty()) {
-      plan_.summary.moved_gpus_lower_bound += MigLowerBound(model, mig_profiles);
+    if (!r.mig_profiles.empty()) {
+      plan_.summary.gpus_lower_bound += CeilBound(r.mig_lp_bound);
       plan_.summary.moved_gpus_after += static_cast<int>(r.mig_bins.size());
     }
+    const std::vector<TsItem>& ts = r.ts_items;
     if (!ts.empty()) {
       int64_t mem = 0;
       double compute = 0;
@@ -398,9 +510,34 @@ class Planner {
       const int by_mem = static_cast<int>((mem + cap - 1) / cap);
       const int by_compute = static_cast<int>(std::ceil(compute - 1e-9));
       const int by_count = static_cast<int>((ts.size() + policy_.max_replicas - 1) / policy_.max_replicas);
-      plan_.summary.moved_gpus_lower_bound += std::max({by_mem, by_compute, by_count, 1});
+      plan_.summary.gpus_lower_bound += std::max({by_mem, by_compute, by_count, 1});
       for (const auto& f : r.ts_fills) plan_.summary.moved_gpus_after += f.gpus_used();
     }
+  }
+
+  // GPUs held after the plan and dollars per hour freed, over a pool's nodes.
+  struct PoolValue {
+    int gpus_after = 0;
+    double hourly_usd = 0;
+  };
+  PoolValue ValueOf(const std::string& pool) const {
+    const auto it = pools_.find(pool);
+    return ValueOf(pool, it == pools_.end() ? nullptr : &it->second);
+  }
+  PoolValue ValueOf(const std::string& pool, const PoolResult* r) const {
+    PoolValue v;
+    for (const auto& n : nodes_) {
+      if (!n.model || n.model->id != pool) continue;
+      const int after = GpusAfter(n, r);
+      v.gpus_after += after;
+      v.hourly_usd += HourlyValueFreed(n.before, after, n.node->gpu_count, n.price.value_or(0));
+    }
+    return v;
+  }
+
+  int GpusAfter(const NodeState& n, const PoolResult* pr) const {
+    if (!n.target) return n.before;
+    return n.pinned + static_cast<int>(n.mig_bins.size()) + (n.ts_fill >= 0 && pr ? pr->ts_fills[n.ts_fill].gpus_used() : 0);
   }
 
   static bool NodeOrder(const NodeState* a, const NodeState* b) {
@@ -415,46 +552,116 @@ class Planner {
 
   // Places the pool's MIG GPUs and time-sliced pods on nodes.  Returns the
   // workloads to revert (and why, in *failure) when they do not fit.
-  std::set<int> Place(const std::string& pool, std::vector<NodeState*>& pool_nodes, const std::vector<TsItem>& ts_items,
-                      PoolResult* r, std::string* failure) {
+  //
+  // MIG GPUs go to the nodes node_choice.h picks (most dollars freed, then
+  // fewest disrupted pods) among the targets that may take MIG and whose
+  // staying pods may be disrupted (no veto); nodes whose GPU pods all move
+  // come first among equals.  Time-sliced pods take whole nodes left with no
+  // staying GPU pod (the device plugin's sharing applies to every GPU of a
+  // node, and no pod may hold nvidia.com/gpu when its config changes).  MIG
+  // goes first; when that leaves time-sliced pods without a node and the pool
+  // has both, time-slicing first is tried too, and the order that moves more
+  // workloads (then frees more dollars) is kept.
+  std::set<int> Place(const std::string& pool, std::vector<NodeState*>& pool_nodes, PoolResult* r,
+                      std::string* failure) {
     candidates_model_ = pool;
-    std::vector<NodeState*> kept, empty;
-    for (NodeState* n : pool_nodes) {
-      if (!n->target) continue;
-      (n->pinned > 0 ? kept : empty).push_back(n);
-    }
-    std::sort(kept.begin(), kept.end(), [](const NodeState* a, const NodeState* b) {
-      if (a->pinned != b->pinned) return a->pinned > b->pinned;
-      return a->node->name < b->node->name;
-    });
-    std::sort(empty.begin(), empty.end(), NodeOrder);
-    // MIG: free GPUs of nodes that stay anyway, then whole empty nodes.
-    size_t next_bin = 0;
-    auto fill = [&](NodeState* n) {
-      while (next_bin < r->mig_bins.size() && n->pinned + static_cast<int>(n->mig_bins.size()) < n->node->gpu_count) {
-        n->mig_bins.push_back(static_cast<int>(next_bin++));
-      }
+    std::set<int> mig_first = PlaceInOrder(pool, pool_nodes, r, failure, false);
+    if (mig_first.empty() || r->mig_bins.empty() || r->ts_items.empty()) return mig_first;
+    struct Placement {
+      std::vector<std::vector<int>> mig_bins;
+      std::vector<int> ts_fill;
+      std::vector<TsNodeFill> ts_fills;
+      std::set<int> revert;
+      std::string failure;
+      PoolValue value;
     };
-    for (NodeState* n : kept) {
-      if (n->mig_ok) fill(n);
+    auto take = [&](std::set<int> revert, const std::string& why) {
+      Placement p{{}, {}, r->ts_fills, std::move(revert), why, ValueOf(pool, r)};
+      for (NodeState* n : pool_nodes) {
+        p.mig_bins.push_back(n->mig_bins);
+        p.ts_fill.push_back(n->ts_fill);
+      }
+      return p;
+    };
+    Placement a = take(std::move(mig_first), *failure);
+    for (NodeState* n : pool_nodes) {
+      n->mig_bins.clear();
+      n->ts_fill = -1;
     }
+    r->ts_fills.clear();
+    std::string why_b;
+    std::set<int> ts_first = PlaceInOrder(pool, pool_nodes, r, &why_b, true);
+    Placement b = take(std::move(ts_first), why_b);
+    const bool keep_b = b.revert.size() < a.revert.size() ||
+                        (b.revert.size() == a.revert.size() && b.value.hourly_usd > a.value.hourly_usd + 1e-9);
+    const Placement& kept = keep_b ? b : a;
+    for (size_t i = 0; i < pool_nodes.size(); ++i) {
+      pool_nodes[i]->mig_bins = kept.mig_bins[i];
+      pool_nodes[i]->ts_fill = kept.ts_fill[i];
+    }
+    r->ts_fills = kept.ts_fills;
+    *failure = kept.failure;
+    return kept.revert;
+  }
+
+  std::set<int> PlaceInOrder(const std::string& pool, std::vector<NodeState*>& pool_nodes, PoolResult* r,
+                             std::string* failure, bool time_slicing_first) {
+    std::vector<NodeState*> empty;
+    for (NodeState* n : pool_nodes) {
+      if (n->target && n->pinned == 0) empty.push_back(n);
+    }
+    std::sort(empty.begin(), empty.end(), NodeOrder);
+    std::set<int> revert;
+    if (time_slicing_first) {
+      revert = PlaceTimeSliced(empty, r->ts_items, r, failure);
+      std::string mig_failure;
+      std::set<int> mig_revert = PlaceMig(pool, pool_nodes, r, &mig_failure);
+      if (!mig_revert.empty()) *failure = mig_failure;
+      revert.insert(mig_revert.begin(), mig_revert.end());
+      return revert;
+    }
+    revert = PlaceMig(pool, pool_nodes, r, failure);
+    if (!revert.empty()) return revert;
     std::vector<NodeState*> ts_nodes;
     for (NodeState* n : empty) {
-      if (next_bin < r->mig_bins.size() && n->mig_ok) {
-        fill(n);
-      } else {
-        ts_nodes.push_back(n);
-      }
+      if (n->mig_bins.empty()) ts_nodes.push_back(n);
     }
-    if (next_bin < r->mig_bins.size()) {
-      *failure = "no room for its MIG slice on schedulable " + pool + " nodes in scope";
-      std::set<int> out;
-      for (size_t b = next_bin; b < r->mig_bins.size(); ++b) {
-        for (int item : r->mig_bins[b].items) out.insert(r->mig_item_work[item]);
-      }
-      return out;
+    return PlaceTimeSliced(ts_nodes, r->ts_items, r, failure);
+  }
+
+  // MIG GPUs onto the pool's nodes that may take them and hold no time-sliced pods.
+  std::set<int> PlaceMig(const std::string& pool, std::vector<NodeState*>& pool_nodes, PoolResult* r,
+                         std::string* failure) {
+    std::vector<NodeState*> mig_nodes;
+    for (NodeState* n : pool_nodes) {
+      if (n->target && n->mig_ok && n->veto.empty() && n->ts_fill < 0) mig_nodes.push_back(n);
     }
-    return PlaceTimeSliced(ts_nodes, ts_items, r, failure);
+    std::sort(mig_nodes.begin(), mig_nodes.end(), [](const NodeState* a, const NodeState* b) {
+      if ((a->pinned == 0) != (b->pinned == 0)) return a->pinned == 0;
+      return NodeOrder(a, b);
+    });
+    std::vector<NodeCandidate> candidates;
+    for (const NodeState* n : mig_nodes) {
+      candidates.push_back({std::max(0, n->node->gpu_count - n->pinned), n->before, n->pinned, n->node->gpu_count,
+                            n->price.value_or(0), static_cast<int>(n->staying_pods.size())});
+    }
+    const NodeChoice choice = ChooseNodes(candidates, static_cast<int>(r->mig_bins.size()));
+    size_t next_bin = 0;
+    for (size_t i = 0; i < mig_nodes.size(); ++i) {
+      for (int k = 0; k < choice.gpus[i]; ++k) mig_nodes[i]->mig_bins.push_back(static_cast<int>(next_bin++));
+    }
+    if (next_bin == r->mig_bins.size()) return {};
+    bool vetoed = false;
+    for (NodeState* n : pool_nodes) vetoed = vetoed || (n->target && n->mig_ok && !n->veto.empty());
+    *failure = "no room for its MIG slice on schedulable " + pool + " nodes in scope" +
+               (vetoed ? " whose staying GPU pods may be disrupted (policy spec.disruption.stayingPods: " +
+                             std::string(policy::StayingPodsName(policy_.staying_pods)) + ")"
+                       : "");
+    std::set<int> out;
+    for (size_t b = next_bin; b < r->mig_bins.size(); ++b) {
+      for (int item : r->mig_bins[b].items) out.insert(r->mig_item_work[item]);
+    }
+    return out;
   }
 
   std::set<int> PlaceTimeSliced(std::vector<NodeState*>& candidates, const std::vector<TsItem>& items, PoolResult* r,
@@ -525,6 +732,22 @@ class Planner {
                     "bandwidth and the host.";
     if (n.pinned > 0) s += " " + std::to_string(n.pinned) + " GPUs stay whole (MIG disabled) for unchanged workloads.";
     return s;
+  }
+
+  // A staying pod on a node whose MIG mode changes, and what happens to it.
+  DisruptedPod Disrupted(int pod_index) const {
+    const model::Pod& p = cluster_.pods[pod_index];
+    DisruptedPod d;
+    d.pod = p.namespace_ + "/" + p.name;
+    d.owner = p.workload.kind + "/" + p.workload.name;
+    const std::string not_restartable = WhyNotRestartable(pod_index);
+    d.why = "the node's MIG mode changes and mig-parted resets every GPU of the node, so the pod must leave its GPU "
+            "first; " +
+            (not_restartable.empty()
+                 ? "it is evicted through the Eviction API (PodDisruptionBudgets respected) and its " + p.workload.kind +
+                       " recreates it"
+                 : not_restartable + " (allowed by policy spec.disruption.stayingPods: Any)");
+    return d;
   }
 
   void BuildNodePlans() {
@@ -606,14 +829,13 @@ class Planner {
           g.workloads.push_back(w);
           np.gpus.push_back(std::move(g));
         }
-        np.gpus_after = n.pinned + static_cast<int>(n.mig_bins.size()) +
-                        (n.ts_fill >= 0 ? pr->ts_fills[n.ts_fill].gpus_used() : 0);
+        np.gpus_after = GpusAfter(n, pr);
       }
       np.freed = np.gpus_before > 0 && np.gpus_after == 0;
-      const int freed_gpus = std::max(0, np.gpus_before - np.gpus_after);
-      if (freed_gpus > 0) {
+      if (np.gpus_before > np.gpus_after) {
         if (n.price && np.gpu_count > 0) {
-          np.monthly_savings_usd = freed_gpus * (*n.price / np.gpu_count) * kHoursPerMonth;
+          np.monthly_savings_usd =
+              HourlyValueFreed(np.gpus_before, np.gpus_after, np.gpu_count, *n.price) * kHoursPerMonth;
         } else {
           np.notes.push_back("no price: set annotation kubeon.io/hourly-price-usd or pass --prices with instance type \"" +
                              np.instance_type + "\"");
@@ -621,12 +843,16 @@ class Planner {
       }
       if (np.freed) {
         std::string whole;
-        if (n.price) {
-          char buf[64];
-          std::snprintf(buf, sizeof(buf), " (the whole node costs $%.2f/month)", *n.price * kHoursPerMonth);
-          whole = buf;
+        if (n.price && np.gpus_before < np.gpu_count) {
+          whole = " (the whole node's price: " + Count(np.gpu_count - np.gpus_before, "GPU") + " of it already idle)";
         }
         np.notes.push_back("freed: no GPU workloads remain; cordon and remove the node to realise the saving" + whole);
+      }
+      if (np.method == "mig") {
+        for (int pi : n.staying_pods) np.disrupted_pods.push_back(Disrupted(pi));
+        plan_.summary.pods_disrupted += static_cast<int>(np.disrupted_pods.size());
+      } else if (n.target && n.mig_ok && !n.veto.empty()) {
+        np.notes.push_back("takes no MIG GPUs: " + n.veto);
       }
       if (np.method == "mig" && n.node->mig_strategy != "mixed") {
         np.notes.push_back("GPU Operator must run with mig.strategy=mixed (node label nvidia.com/mig.strategy is \"" +
@@ -667,6 +893,7 @@ class Planner {
       a.ref = w.d.ref;
       a.slice = w.d.slice;
       if (!w.pods.empty()) a.pod = &cluster_.pods[w.pods.front()];
+      if (w.d.decision != Decision::kUnchanged) a.product_labels = Facts(w.pool).products;
       works_for_artifacts_.push_back(a);
       plan_.workloads.push_back(w.d);
     }
@@ -683,6 +910,9 @@ class Planner {
   std::vector<NodeState> nodes_;
   std::map<std::string, size_t> node_index_;
   std::vector<WorkState> works_;
+  std::vector<int> work_of_pod_;  // cluster.pods index -> works_ index, -1 when not in scope
+  std::vector<int> node_of_pod_;  // cluster.pods index -> nodes_ index, -1 when not in scope
+  std::map<std::string, PoolFacts> pool_facts_;
   std::map<std::string, PoolResult> pools_;
   std::map<std::string, std::vector<std::vector<std::string>>> mig_names_;  // pool -> bin -> profiles
   std::vector<WorkloadForArtifacts> works_for_artifacts_;

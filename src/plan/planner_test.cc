@@ -3,6 +3,7 @@
 // (every MIG layout valid for its model, totals consistent) on random clusters.
 #include "plan/planner.h"
 
+#include <functional>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -155,15 +156,17 @@ TEST(Planner, SmallInferenceMovesOntoMigAndFreesANode) {
   EXPECT_EQ(p.summary.gpus_before, 12);
   EXPECT_EQ(p.summary.gpus_after, 3);
   EXPECT_EQ(p.summary.nodes_freed, 1);
-  EXPECT_EQ(p.summary.moved_gpus_lower_bound, 3);
+  EXPECT_EQ(p.summary.gpus_lower_bound, 3);
   const NodePlan& n1 = FindNode(p, "a100-1");
   const NodePlan& n2 = FindNode(p, "a100-2");
   EXPECT_NE(n1.freed, n2.freed);  // one node holds everything, the other is empty
   const NodePlan& kept = n1.freed ? n2 : n1;
   EXPECT_EQ(kept.method, "mig");
   EXPECT_EQ(kept.labels.count("nvidia.com/mig.config"), 1u);
-  // Savings: 12 GPUs freed in all at 32.77/8 per GPU-hour.
-  EXPECT_NEAR(p.summary.monthly_savings_usd, 9 * 32.77 / 8 * 730, 0.01);
+  // Savings: the freed node's whole price (its 8 GPUs, 2 of them idle before),
+  // plus the 3 GPUs the kept node gives up, at 32.77/8 per GPU-hour.
+  EXPECT_NEAR(p.summary.monthly_savings_usd, (8 + 3) * 32.77 / 8 * 730, 0.01);
+  EXPECT_EQ(p.summary.pods_disrupted, 0);
   EXPECT_NE(kept.isolation.find("MIG"), std::string::npos);
   EXPECT_NE(Find(p, "prod/small").reason.find("1g.5gb"), std::string::npos);
 }
@@ -325,22 +328,138 @@ TEST(Planner, NodeSelectorLimitsScope) {
   EXPECT_EQ(p.workloads[0].slice, "1g.10gb");
 }
 
-TEST(Planner, WholeGpuPodsKeepTheirNodeAndSlicesFillIt) {
-  Fixture f;
-  f.AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 4, 40960);
-  f.AddNode("a100-2", "NVIDIA-A100-SXM4-40GB", 4, 40960);
-  f.AddDeployment("prod", "big", {"a100-1"}, 1);
-  f.AddUsage("prod", "big", 1, 39000, 0.9);
-  f.AddDeployment("prod", "small", {"a100-2"}, 2);
-  f.AddUsage("prod", "small", 2, 1000, 0.05);
+// A node keeping a whole-GPU pod next to new MIG GPUs changes its MIG mode,
+// which resets every GPU of it: the staying pod is disrupted.
+struct StayingFixture : Fixture {
+  StayingFixture(double big_compute, const std::string& big_kind = "Deployment") {
+    AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 4, 40960);
+    AddNode("a100-2", "NVIDIA-A100-SXM4-40GB", 4, 40960);
+    AddDeployment("prod", "big", {"a100-1"}, 1, 1, big_kind);
+    AddUsage("prod", "big", 1, 39000, big_compute);
+    AddDeployment("prod", "small", {"a100-2"}, 2);
+    AddUsage("prod", "small", 2, 1000, 0.05);
+  }
+};
+
+TEST(Planner, RestartableIdleStayingPodIsDisruptedAndListed) {
+  StayingFixture f(0.3);
   Plan p = f.Run();
   CheckInvariants(p);
-  // The small pods move beside the busy one; a100-2 is freed.
+  // The small pods move beside the staying one; a100-2 is freed.
   EXPECT_TRUE(FindNode(p, "a100-2").freed);
   const NodePlan& n1 = FindNode(p, "a100-1");
   EXPECT_EQ(n1.method, "mig");
   EXPECT_EQ(n1.gpus_after, 2);
   EXPECT_NE(p.artifacts.mig_parted_config.find("- devices: [1, 2, 3]\n      mig-enabled: false"), std::string::npos);
+  ASSERT_EQ(n1.disrupted_pods.size(), 1u);
+  EXPECT_EQ(n1.disrupted_pods[0].pod, "prod/big-rs-0");
+  EXPECT_EQ(n1.disrupted_pods[0].owner, "Deployment/big");
+  EXPECT_NE(n1.disrupted_pods[0].why.find("resets every GPU of the node"), std::string::npos);
+  EXPECT_NE(n1.disrupted_pods[0].why.find("Deployment recreates it"), std::string::npos);
+  EXPECT_EQ(p.summary.pods_disrupted, 1);
+  EXPECT_EQ(p.summary.safety_cost_gpus, 0);
+  EXPECT_EQ(p.summary.safety_cost_monthly_usd, 0);
+}
+
+TEST(Planner, BusyStayingPodKeepsMigOffItsNodeAndTheCostIsStated) {
+  StayingFixture f(0.9);
+  Plan p = f.Run();
+  CheckInvariants(p);
+  const NodePlan& n1 = FindNode(p, "a100-1");
+  const NodePlan& n2 = FindNode(p, "a100-2");
+  EXPECT_EQ(n1.method, "none");
+  EXPECT_TRUE(n1.disrupted_pods.empty());
+  bool noted = false;
+  for (const auto& note : n1.notes) noted = noted || (note.find("takes no MIG GPUs") != std::string::npos &&
+                                                      note.find("busy") != std::string::npos);
+  EXPECT_TRUE(noted);
+  // The small pods share one MIG GPU on their own node, which stays.
+  EXPECT_EQ(n2.method, "mig");
+  EXPECT_EQ(n2.gpus_after, 1);
+  EXPECT_FALSE(n2.freed);
+  EXPECT_EQ(p.summary.pods_disrupted, 0);
+  // Disrupting the busy pod would have freed a100-2 whole ($10/h) instead of 1 of its GPUs ($2.50/h).
+  EXPECT_EQ(p.summary.safety_cost_gpus, 0);
+  EXPECT_NEAR(p.summary.safety_cost_monthly_usd, (10.0 - 2.5) * 730, 0.01);
+}
+
+TEST(Planner, StayingPodsAnyAllowsDisruptingBusyPods) {
+  StayingFixture f(0.9);
+  f.policy.staying_pods = policy::StayingPods::kAny;
+  Plan p = f.Run();
+  CheckInvariants(p);
+  const NodePlan& n1 = FindNode(p, "a100-1");
+  EXPECT_EQ(n1.method, "mig");
+  ASSERT_EQ(n1.disrupted_pods.size(), 1u);
+  EXPECT_NE(n1.disrupted_pods[0].why.find("busy"), std::string::npos);
+  EXPECT_NE(n1.disrupted_pods[0].why.find("stayingPods: Any"), std::string::npos);
+  EXPECT_TRUE(FindNode(p, "a100-2").freed);
+  EXPECT_EQ(p.summary.safety_cost_monthly_usd, 0);
+}
+
+TEST(Planner, StayingPodsNoneNeverDisrupts) {
+  StayingFixture f(0.1);
+  f.policy.staying_pods = policy::StayingPods::kNone;
+  Plan p = f.Run();
+  CheckInvariants(p);
+  EXPECT_EQ(FindNode(p, "a100-1").method, "none");
+  EXPECT_EQ(FindNode(p, "a100-2").method, "mig");
+  EXPECT_EQ(p.summary.pods_disrupted, 0);
+  EXPECT_GT(p.summary.safety_cost_monthly_usd, 0);
+}
+
+TEST(Planner, StayingPodsThatCannotComeBackVetoTheirNode) {
+  struct Case {
+    const char* name;
+    std::function<void(StayingFixture&)> setup;
+    const char* why;
+  };
+  const Case cases[] = {
+      {"job", [](StayingFixture&) {}, "Job pod"},
+      {"bare", [](StayingFixture&) {}, "bare pod"},
+      {"safe-to-evict", [](StayingFixture& f) { f.cluster.pods[0].safe_to_evict = false; }, "safe-to-evict"},
+      {"local storage", [](StayingFixture& f) { f.cluster.pods[0].local_volumes = {"scratch"}; }, "volume scratch"},
+      {"no history", [](StayingFixture& f) { f.history.pods.erase({"prod", "big-rs-0"}); }, "no compute history"},
+  };
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    StayingFixture f(0.1, name == "job" ? "Job" : name == "bare" ? "Pod" : "Deployment");
+    c.setup(f);
+    Plan p = f.Run();
+    CheckInvariants(p);
+    const NodePlan& n1 = FindNode(p, "a100-1");
+    EXPECT_EQ(n1.method, "none") << c.name;
+    bool noted = false;
+    for (const auto& note : n1.notes) noted = noted || note.find(c.why) != std::string::npos;
+    EXPECT_TRUE(noted) << c.name;
+    EXPECT_EQ(p.summary.pods_disrupted, 0) << c.name;
+  }
+}
+
+TEST(Planner, FewerDisruptionsBreakEqualDollars) {
+  // One MIG GPU holds both small pods.  On a100-3 (beside a staying pod) it
+  // frees a100-1 ($5/h); on a100-1 it frees one GPU of a100-3 ($20/h / 4).
+  // Equal dollars: the node whose GPU pods all move takes it.
+  Fixture f;
+  f.AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 2, 40960, 5.0);
+  f.AddNode("a100-3", "NVIDIA-A100-SXM4-40GB", 4, 40960, 20.0);
+  f.AddDeployment("prod", "keep", {"a100-3"}, 1);
+  f.AddUsage("prod", "keep", 1, 39000, 0.2);
+  f.AddDeployment("prod", "small", {"a100-1", "a100-3"}, 2);
+  f.AddUsage("prod", "small", 2, 1000, 0.05);
+  Plan p = f.Run();
+  CheckInvariants(p);
+  EXPECT_EQ(FindNode(p, "a100-1").method, "mig");
+  EXPECT_EQ(FindNode(p, "a100-3").method, "none");
+  EXPECT_EQ(p.summary.pods_disrupted, 0);
+  EXPECT_NEAR(p.summary.monthly_savings_usd, 5.0 * 730, 0.01);
+  // At $6/h for a100-1, freeing it is worth more: the MIG GPU goes beside the staying pod.
+  f.cluster.nodes[0].hourly_price_usd = 6.0;
+  p = f.Run();
+  CheckInvariants(p);
+  EXPECT_TRUE(FindNode(p, "a100-1").freed);
+  EXPECT_EQ(FindNode(p, "a100-3").method, "mig");
+  EXPECT_EQ(p.summary.pods_disrupted, 1);
 }
 
 TEST(Planner, HistoryOfReplacedPodsCountsTowardsTheWorkload) {
@@ -438,7 +557,7 @@ TEST(Planner, PropertyRandomClusters) {
     Plan p = f.Run();
     CheckInvariants(p);
     EXPECT_LE(p.summary.gpus_after, p.summary.gpus_before);
-    EXPECT_GE(p.summary.moved_gpus_after, p.summary.moved_gpus_lower_bound);
+    EXPECT_GE(p.summary.moved_gpus_after, p.summary.gpus_lower_bound);
   }
 }
 

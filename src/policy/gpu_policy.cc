@@ -24,11 +24,13 @@ namespace {
 const std::vector<std::string_view> kRootFields = {"apiVersion", "kind", "metadata", "spec"};
 const std::vector<std::string_view> kMetadataFields = {"name", "namespace", "labels",
                                                        "annotations"};
-const std::vector<std::string_view> kSpecFields = {"kind", "mode", "nodeSelector",
-                                                   "mig", "timeSlicing", "window"};
+const std::vector<std::string_view> kSpecFields = {"kind", "mode", "nodeSelector", "mig",
+                                                   "timeSlicing", "disruption", "window"};
 const std::vector<std::string_view> kMigFields = {"allowedProfiles", "headroom"};
 const std::vector<std::string_view> kTimeSlicingFields = {"namespaces", "maxReplicas"};
 const std::vector<std::string_view> kModeNames = {"Proposal", "Approve", "Auto"};
+const std::vector<std::string_view> kDisruptionFields = {"stayingPods"};
+const std::vector<std::string_view> kStayingPodsNames = {"None", "Restartable", "Any"};
 
 constexpr const char* kUnnamed = "(unnamed)";
 constexpr double kMaxHeadroomPercent = 200.0;
@@ -286,6 +288,7 @@ class DocumentValidator {
   void CheckTimeSlicing(const Entry& e);
   void CheckNamespaces(const Entry& e);
   void CheckMaxReplicas(const Entry& e);
+  void CheckDisruption(const Entry& e);
   void CheckWindow(const Entry& e);
 
   std::string file_;
@@ -481,6 +484,7 @@ void DocumentValidator::CheckSpec(const Entry& e) {
   if (const Entry* sel = Find(f, "nodeSelector"); Present(sel)) CheckNodeSelector(*sel);
   if (const Entry* mig = Find(f, "mig"); Present(mig)) CheckMig(*mig);
   if (const Entry* ts = Find(f, "timeSlicing"); Present(ts)) CheckTimeSlicing(*ts);
+  if (const Entry* d = Find(f, "disruption"); Present(d)) CheckDisruption(*d);
   const Entry* window = Find(f, "window");
   if (Present(window)) {
     CheckWindow(*window);
@@ -633,6 +637,24 @@ void DocumentValidator::CheckMaxReplicas(const Entry& e) {
   policy_.max_replicas = static_cast<int>(n);
 }
 
+void DocumentValidator::CheckDisruption(const Entry& e) {
+  if (!ExpectMap(e, "spec.disruption")) return;
+  const std::map<std::string, Entry> f = Fields(e.value, "spec.disruption", &kDisruptionFields);
+  const Entry* staying = Find(f, "stayingPods");
+  if (!Present(staying)) return;
+  const std::string path = "spec.disruption.stayingPods";
+  std::optional<std::string> v = ExpectString(staying->value, staying->line, path);
+  if (!v) return;
+  for (StayingPods s : {StayingPods::kNone, StayingPods::kRestartable, StayingPods::kAny}) {
+    if (*v == StayingPodsName(s)) {
+      policy_.staying_pods = s;
+      return;
+    }
+  }
+  Error(staying->line, path,
+        "must be one of " + Join(kStayingPodsNames) + ", got " + Quote(*v) + DidYouMean(*v, kStayingPodsNames));
+}
+
 void DocumentValidator::CheckWindow(const Entry& e) {
   std::optional<std::string> v = ExpectString(e.value, e.line, "spec.window");
   if (!v) return;
@@ -653,6 +675,15 @@ std::string_view ModeName(Mode mode) {
     case Mode::kAuto: return "Auto";
   }
   return "Proposal";
+}
+
+std::string_view StayingPodsName(StayingPods s) {
+  switch (s) {
+    case StayingPods::kNone: return "None";
+    case StayingPods::kRestartable: return "Restartable";
+    case StayingPods::kAny: return "Any";
+  }
+  return "Restartable";
 }
 
 bool GpuPolicy::AllowsProfile(std::string_view profile) const {
@@ -744,6 +775,7 @@ std::vector<std::string> PolicyFieldPaths() {
   add("spec.", kSpecFields);
   add("spec.mig.", kMigFields);
   add("spec.timeSlicing.", kTimeSlicingFields);
+  add("spec.disruption.", kDisruptionFields);
   return out;
 }
 

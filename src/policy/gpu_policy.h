@@ -15,6 +15,8 @@
 //     timeSlicing:
 //       namespaces: [ml-dev]             # default none
 //       maxReplicas: 4                   # 1..64, default 4
+//     disruption:
+//       stayingPods: Restartable         # None | Restartable | Any, default Restartable
 //     window: "Sat 02:00-06:00 UTC"      # required for Approve and Auto
 //
 // Parsing validates everything and reports ALL problems at once, one per
@@ -56,6 +58,20 @@ enum class Mode { kProposal, kApprove, kAuto };
 // "Proposal", "Approve" or "Auto".
 std::string_view ModeName(Mode mode);
 
+// Which GPU pods that stay on a node may be disrupted by a change of that
+// node's MIG mode (mig-parted resets every GPU of the node, so every GPU pod
+// there is evicted and must come back on its own):
+//  - kNone: never; a node takes a new MIG layout only when all its GPU pods move.
+//  - kRestartable (default): pods whose owner recreates them (Deployment,
+//    ReplicaSet, StatefulSet, DaemonSet), not annotated
+//    cluster-autoscaler.kubernetes.io/safe-to-evict: "false", without local
+//    storage (emptyDir on disk, hostPath), and not busy (see planner.h).
+//  - kAny: every staying pod, Jobs and bare pods included (a bare pod is lost).
+enum class StayingPods { kNone, kRestartable, kAny };
+
+// "None", "Restartable" or "Any".
+std::string_view StayingPodsName(StayingPods s);
+
 struct GpuPolicy {
   std::string name;
   std::string file;  // the file name given to the parser
@@ -68,6 +84,7 @@ struct GpuPolicy {
   std::string headroom_text = "20%";
   std::vector<std::string> time_slicing_namespaces;
   int max_replicas = 4;
+  StayingPods staying_pods = StayingPods::kRestartable;
   std::optional<Window> window;
 
   // True when the MIG profile (e.g. "1g.10gb") may be used under this policy.

@@ -98,6 +98,7 @@ TEST(ParsePolicies, MinimalPolicyGetsDefaults) {
   EXPECT_EQ(p.headroom_text, "20%");
   EXPECT_TRUE(p.time_slicing_namespaces.empty());
   EXPECT_EQ(p.max_replicas, 4);
+  EXPECT_EQ(p.staying_pods, StayingPods::kRestartable);
   EXPECT_FALSE(p.window.has_value());
 }
 
@@ -198,6 +199,23 @@ TEST(ParsePolicies, HeadroomBoundsAndUnquotedPercent) {
 TEST(ParsePolicies, MaxReplicasBounds) {
   EXPECT_EQ(ParseOne(Doc("  timeSlicing: {maxReplicas: 1}\n")).max_replicas, 1);
   EXPECT_EQ(ParseOne(Doc("  timeSlicing: {maxReplicas: 64}\n")).max_replicas, 64);
+}
+
+TEST(ParsePolicies, DisruptionStayingPods) {
+  EXPECT_EQ(ParseOne(Doc("  disruption: {stayingPods: None}\n")).staying_pods, StayingPods::kNone);
+  EXPECT_EQ(ParseOne(Doc("  disruption: {stayingPods: Restartable}\n")).staying_pods, StayingPods::kRestartable);
+  EXPECT_EQ(ParseOne(Doc("  disruption: {stayingPods: Any}\n")).staying_pods, StayingPods::kAny);
+  EXPECT_EQ(ParseOne(Doc("  disruption: {}\n")).staying_pods, StayingPods::kRestartable);
+}
+
+TEST(PolicyErrors, DisruptionStayingPods) {
+  auto lines = ErrorLines(Doc("  disruption:\n    stayingPods: any\n"));
+  EXPECT_TRUE(HasError(lines, "test.yaml:8: policy \"gpu-sharing\": spec.disruption.stayingPods: ",
+                       "must be one of None, Restartable, Any, got \"any\""));
+  lines = ErrorLines(Doc("  disruption:\n    stayingPod: Any\n"));
+  EXPECT_TRUE(HasError(lines, "test.yaml:8: policy \"gpu-sharing\": spec.disruption.stayingPod: ", "unknown field"));
+  lines = ErrorLines(Doc("  disruption: None\n"));
+  EXPECT_TRUE(HasError(lines, "test.yaml:7: policy \"gpu-sharing\": spec.disruption: ", ""));
 }
 
 TEST(ParsePolicies, ExplicitEmptyProfileListAllowsNothing) {
@@ -805,6 +823,10 @@ TEST_F(CrdTest, SameEnumsDefaultsAndBounds) {
   EXPECT_EQ(Spec("timeSlicing.maxReplicas")["maximum"].as<int>(), kMaxReplicasLimit);
   EXPECT_EQ(Spec("timeSlicing.maxReplicas")["default"].as<int>(), GpuPolicy().max_replicas);
   EXPECT_EQ(Spec("nodeSelector")["additionalProperties"]["type"].as<std::string>(), "string");
+  std::vector<std::string> staying;
+  for (const auto& m : Spec("disruption.stayingPods")["enum"]) staying.push_back(m.as<std::string>());
+  EXPECT_EQ(staying, (std::vector<std::string>{"None", "Restartable", "Any"}));
+  EXPECT_EQ(Spec("disruption.stayingPods")["default"].as<std::string>(), StayingPodsName(GpuPolicy().staying_pods));
   EXPECT_EQ(Spec("mig.allowedProfiles")["x-kubernetes-list-type"].as<std::string>(), "set");
   EXPECT_EQ(Spec("timeSlicing.namespaces")["x-kubernetes-list-type"].as<std::string>(), "set");
   std::vector<std::string> required;

@@ -4,6 +4,7 @@
 #include "gen-cluster/kube_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <string>
@@ -350,8 +351,38 @@ json NodeJson(const SyntheticCluster& c, const NodeSpec& n) {
   return {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", md}, {"spec", spec}, {"status", status}};
 }
 
+// The image the workload ran before its last rollout: the last number in the
+// tag one lower ("2.4.0" -> "2.3.0"... no: "2.4.0" -> "2.4.0" has last number 0,
+// so the number before it is lowered: "2.3.0"; "v1.9.2" -> "v1.9.1"), or
+// "<tag>-prev" when the tag has no number to lower.  Old ReplicaSets carry it,
+// so their template differs from the Deployment's as in a real rollout.
+std::string PreviousImage(const std::string& image) {
+  const size_t colon = image.rfind(':');
+  if (colon == std::string::npos || image.find('/', colon) != std::string::npos) return image + ":previous";
+  std::string tag = image.substr(colon + 1);
+  // Scan the numbers of the version part from the right; lower the first one above 0.
+  const size_t dash = tag.find('-');
+  size_t end = dash != std::string::npos && tag.find_first_of("0123456789") < dash ? dash : tag.size();
+  while (end > 0) {
+    size_t last_digit = tag.find_last_of("0123456789", end - 1);
+    if (last_digit == std::string::npos) break;
+    size_t first_digit = last_digit;
+    while (first_digit > 0 && std::isdigit(static_cast<unsigned char>(tag[first_digit - 1]))) --first_digit;
+    const std::string digits = tag.substr(first_digit, last_digit - first_digit + 1);
+    if (digits.size() < 10 && std::stol(digits) > 0) {
+      std::string lowered = std::to_string(std::stol(digits) - 1);
+      if (lowered.size() < digits.size()) lowered.insert(0, digits.size() - lowered.size(), '0');  // keep "08" -> "07"
+      tag.replace(first_digit, digits.size(), lowered);
+      return image.substr(0, colon + 1) + tag;
+    }
+    end = first_digit;
+  }
+  return image + "-prev";
+}
+
 // The service-account token volume's name, "kube-api-access-<5 chars>" (empty for a template).
-json ContainerJson(const WorkloadSpec& w, const std::string& api_volume) {
+// `image` overrides the workload's image (old ReplicaSets); "" keeps it.
+json ContainerJson(const WorkloadSpec& w, const std::string& api_volume, const std::string& image = "") {
   json limits = {{"memory", w.memory_limit}};
   if (!w.cpu_limit.empty()) limits["cpu"] = w.cpu_limit;
   json requests = {{"cpu", w.cpu_request}, {"memory", w.memory_request}};
@@ -359,7 +390,7 @@ json ContainerJson(const WorkloadSpec& w, const std::string& api_volume) {
     limits["nvidia.com/gpu"] = std::to_string(w.gpus_per_pod);
     if (w.gpu_in_requests) requests["nvidia.com/gpu"] = std::to_string(w.gpus_per_pod);
   }
-  json j = {{"image", w.image},
+  json j = {{"image", image.empty() ? w.image : image},
             {"imagePullPolicy", "IfNotPresent"},
             {"name", w.container},
             {"resources", {{"limits", limits}, {"requests", requests}}},
@@ -383,8 +414,8 @@ const char* RestartPolicy(const WorkloadSpec& w) {
   return w.kind == WorkloadKind::kJob ? "Never" : "Always";
 }
 
-json PodSpecJson(const WorkloadSpec& w, const std::string& api_volume) {
-  json spec = {{"containers", json::array({ContainerJson(w, api_volume)})},
+json PodSpecJson(const WorkloadSpec& w, const std::string& api_volume, const std::string& image = "") {
+  json spec = {{"containers", json::array({ContainerJson(w, api_volume, image)})},
                {"dnsPolicy", "ClusterFirst"},
                {"restartPolicy", RestartPolicy(w)},
                {"schedulerName", "default-scheduler"},
@@ -397,8 +428,9 @@ json PodSpecJson(const WorkloadSpec& w, const std::string& api_volume) {
   return spec;
 }
 
-json TemplateJson(const WorkloadSpec& w, const model::Labels& labels) {
-  return {{"metadata", {{"creationTimestamp", nullptr}, {"labels", LabelsJson(labels)}}}, {"spec", PodSpecJson(w, "")}};
+json TemplateJson(const WorkloadSpec& w, const model::Labels& labels, const std::string& image = "") {
+  return {{"metadata", {{"creationTimestamp", nullptr}, {"labels", LabelsJson(labels)}}},
+          {"spec", PodSpecJson(w, "", image)}};
 }
 
 json ApiAccessVolume(const std::string& name) {
@@ -460,7 +492,8 @@ json PodJson(const SyntheticCluster& c, const PodSpec& p) {
   }
   const std::string api_volume =
       "kube-api-access-" + Rng(DeriveSeed(c.seed, "sa-volume/" + p.uid)).Chars(kKubeAlphabet, 5);
-  json spec = PodSpecJson(w, api_volume);
+  const std::string image = p.old_replicaset ? PreviousImage(w.image) : w.image;
+  json spec = PodSpecJson(w, api_volume, image);
   spec["enableServiceLinks"] = true;
   spec["nodeName"] = n.name;
   spec["preemptionPolicy"] = "PreemptLowerPriority";
@@ -481,7 +514,7 @@ json PodJson(const SyntheticCluster& c, const PodSpec& p) {
           {"kind", "Pod"},
           {"metadata", md},
           {"spec", spec},
-          {"status", RunningStatus(c, n, w.namespace_ + "/" + p.name, p.ip, p.created, w.container, w.image)}};
+          {"status", RunningStatus(c, n, w.namespace_ + "/" + p.name, p.ip, p.created, w.container, image)}};
 }
 
 json ExporterPodJson(const SyntheticCluster& c, const NodeSpec& n) {
@@ -601,7 +634,7 @@ json ReplicaSetJson(const SyntheticCluster& c, int workload, bool old, const std
   md["ownerReferences"] = json::array({OwnerJson({"apps/v1", "Deployment", w.name, w.uid, true})});
   json spec = {{"replicas", replicas},
                {"selector", {{"matchLabels", LabelsJson(labels)}}},
-               {"template", TemplateJson(w, labels)}};
+               {"template", TemplateJson(w, labels, old ? PreviousImage(w.image) : "")}};
   json status;
   if (old) {
     status = {{"observedGeneration", 2}, {"replicas", 0}};

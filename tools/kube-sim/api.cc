@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "discovery.h"
+#include "openapi_endpoint.h"
 #include "rest.h"
 #include "route.h"
 #include "table.h"
@@ -94,6 +95,14 @@ ApiResponse Api::Dispatch(const ApiRequest& req) {
   if (path == "/version") {
     std::lock_guard<std::mutex> lock(sim_.mutex());
     return get ? JsonResponse(200, VersionInfo(sim_.settings().server_version)) : ErrorResponse(ApiError::MethodNotAllowed("GET only"));
+  }
+  if (path == "/openapi/v2" || path == "/openapi/v3" || path.rfind("/openapi/v3/", 0) == 0) {
+    std::string version;
+    {
+      std::lock_guard<std::mutex> lock(sim_.mutex());
+      version = sim_.settings().server_version;
+    }
+    return ServeOpenApi(req, path, version);
   }
   if (path == "/api") return JsonResponse(200, ApiVersions(server_address_));
   if (path == "/apis") return JsonResponse(200, ApiGroupList());

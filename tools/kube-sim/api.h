@@ -1,7 +1,8 @@
 // The Kubernetes REST API of the simulator, independent of the HTTP
 // library: a request in, a response (or a watch stream) out.
 //
-// Serves discovery (discovery.h), the resource paths (route.h) with
+// Serves discovery (discovery.h), the OpenAPI documents
+// (openapi_endpoint.h), the resource paths (route.h) with
 // GET/LIST/WATCH, POST, PUT, PATCH (merge, strategic merge, JSON patch),
 // DELETE (with ownerReference cascading, propagationPolicy Orphan
 // honoured) and DELETE on collections, the status, scale and eviction
@@ -21,6 +22,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim.h"
 #include "watch_stream.h"
@@ -44,6 +47,8 @@ struct ApiResponse {
   std::string content_type = "application/json";
   std::string body;
   std::shared_ptr<WatchStream> watch;  // set: stream it instead of `body`
+  // Extra response headers (ETag, Location, Warning, ...); a name may repeat.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 class Api {

@@ -9,13 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kubectl_test_util.h"
+#include "test_kubectl.h"
 
 namespace kubeon::kubesim {
 namespace {
 
 using nlohmann::json;
-using testing::KubectlPath;
 using testing::RunProcess;
 using testing::RunResult;
 
@@ -26,29 +25,12 @@ struct Case {
 
 std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.binary; }
 
-class KubectlCompatTest : public ::testing::TestWithParam<Case> {
+class KubectlCompatTest : public testing::KubectlSimTest<Case> {
  protected:
-  void SetUp() override {
-    kubectl_ = KubectlPath(GetParam().binary);
-    if (kubectl_.empty()) GTEST_SKIP() << GetParam().binary << " is not installed";
-    dir_ = testing::MakeTempDir("kubesim-kubectl-");
-    ASSERT_FALSE(dir_.empty());
-    // Evicted pods terminate within 0.5 s instead of their 30 s grace
-    // period, so the drains below finish quickly.
-    sim_ = std::make_unique<testing::SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_,
-                                                 std::vector<std::string>{"--settings", R"({"podShutdownMs": 500})"});
-    ASSERT_TRUE(sim_->ready()) << "kube-sim did not start: " << sim_->Stderr();
-  }
-  void TearDown() override {
-    if (sim_) {
-      EXPECT_EQ(sim_->Stop(), 0) << "kube-sim did not exit cleanly on SIGTERM";
-    }
-    if (!dir_.empty()) RunProcess({"rm", "-rf", dir_}, 30);
-  }
+  // Evicted pods terminate within 0.5 s instead of their 30 s grace
+  // period, so the drains below finish quickly.
+  void SetUp() override { StartSim(GetParam().binary, {"--settings", R"({"podShutdownMs": 500})"}); }
 
-  RunResult Kubectl(std::vector<std::string> args, int timeout_sec = 30) {
-    return testing::RunKubectl(kubectl_, sim_->kubeconfig(), dir_, std::move(args), timeout_sec);
-  }
   json KubectlJson(std::vector<std::string> args) {
     args.push_back("-o");
     args.push_back("json");
@@ -56,10 +38,6 @@ class KubectlCompatTest : public ::testing::TestWithParam<Case> {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out, nullptr, false);
   }
-
-  std::string kubectl_;
-  std::string dir_;
-  std::unique_ptr<testing::SimProcess> sim_;
 };
 
 TEST_P(KubectlCompatTest, GetLabelCordonDrain) {

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kubectl_test_util.h"
+#include "test_kubectl.h"
 
 namespace kubeon::kubesim {
 namespace {
@@ -23,37 +23,21 @@ namespace {
 using nlohmann::json;
 using testing::RunResult;
 
-class KubectlRolloutTest : public ::testing::TestWithParam<std::string> {
+class KubectlRolloutTest : public testing::KubectlSimTest<std::string> {
  protected:
-  void SetUp() override {
-    kubectl_ = testing::KubectlPath(GetParam());
-    if (kubectl_.empty()) GTEST_SKIP() << GetParam() << " is not installed";
-    dir_ = testing::MakeTempDir("kubesim-rollout-");
-    ASSERT_FALSE(dir_.empty());
-    sim_ = std::make_unique<testing::SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_,
-                                                 std::vector<std::string>{"--settings", R"({"podStartupDelayMs": 300})"});
-    ASSERT_TRUE(sim_->ready()) << "kube-sim did not start: " << sim_->Stderr();
-  }
-  void TearDown() override {
-    if (sim_) {
-      EXPECT_EQ(sim_->Stop(), 0);
-    }
-    if (!dir_.empty()) testing::RunProcess({"rm", "-rf", dir_}, 30);
-  }
-  RunResult Kubectl(std::vector<std::string> args, int timeout_sec = 30) {
-    return testing::RunKubectl(kubectl_, sim_->kubeconfig(), dir_, std::move(args), timeout_sec);
-  }
+  void SetUp() override { StartSim(GetParam(), {"--settings", R"({"podStartupDelayMs": 300})"}); }
   json Get(std::vector<std::string> args) {
     args.insert(args.end(), {"-o", "json"});
     RunResult r = Kubectl(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out, nullptr, false);
   }
-  // Creates the object from a manifest file (no OpenAPI schema to validate against).
+  // Creates the object from a manifest file (kubectl validates it against
+  // kube-sim's OpenAPI schema).
   void Create(const json& obj) {
     const std::string path = dir_ + "/" + obj["metadata"]["name"].get<std::string>() + ".json";
     std::ofstream(path) << obj.dump();
-    RunResult r = Kubectl({"create", "-f", path, "--validate=false"});
+    RunResult r = Kubectl({"create", "-f", path});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   // `kubectl rollout status`, which must succeed; returns its output.
@@ -78,9 +62,6 @@ class KubectlRolloutTest : public ::testing::TestWithParam<std::string> {
                       {"containers", json::array({{{"name", "c"}, {"image", "v1"}}})}}}};
   }
 
-  std::string kubectl_;
-  std::string dir_;
-  std::unique_ptr<testing::SimProcess> sim_;
 };
 
 TEST_P(KubectlRolloutTest, DeletePodShowsTerminatingAndWaitsTheGrace) {
@@ -179,13 +160,7 @@ TEST_P(KubectlRolloutTest, StatefulSetPatchRollsFromTheHighestOrdinal) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlRolloutTest, ::testing::Values("kubectl.1.27", "kubectl.1.33"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (char& c : n) {
-                             if (c == '.') c = '_';
-                           }
-                           return n;
-                         });
+                         testing::KubectlTestName);
 
 }  // namespace
 }  // namespace kubeon::kubesim

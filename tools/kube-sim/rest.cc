@@ -7,6 +7,7 @@
 #include "apps_defaults.h"
 #include "base64.h"
 #include "eviction.h"
+#include "field_validation.h"
 #include "patch.h"
 #include "pod_deletion.h"
 #include "selector.h"
@@ -18,6 +19,20 @@ namespace kubeon::kubesim {
 namespace {
 
 bool DryRun(const ApiRequest& req) { return !req.Param("dryRun").empty(); }
+
+// Prunes unknown fields of a written object per fieldValidation
+// (field_validation.h); the warnings go into the response.
+Outcome<std::vector<std::string>> CheckWrite(const Route& r, const ApiRequest& req, json& obj, const json& existing,
+                                             WriteKind write) {
+  auto directive = ParseFieldValidation(req.Param("fieldValidation"));
+  if (!directive.ok()) return directive.error();
+  return CheckFields(*r.type, r.version, obj, existing, {directive.value(), write, req.body});
+}
+
+ApiResponse WithWarnings(ApiResponse resp, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) resp.headers.emplace_back("Warning", WarningHeaderValue(w));
+  return resp;
+}
 
 Outcome<json> ParseBody(const ApiRequest& req) {
   std::string ct = req.Header("content-type");
@@ -195,6 +210,8 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req) {
   auto parsed = ParseBody(req);
   if (!parsed.ok()) return ErrorResponse(parsed.error());
   json obj = std::move(parsed).value();
+  auto warnings = CheckWrite(r, req, obj, nullptr, WriteKind::kCreate);
+  if (!warnings.ok()) return ErrorResponse(warnings.error());
   Store& store = sim.store();
   if (!obj["metadata"].is_object()) obj["metadata"] = json::object();
   json& meta = obj["metadata"];
@@ -239,12 +256,12 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req) {
     if (store.Get(t.StoreId(), r.ns, Name(obj)) != nullptr) {
       return ErrorResponse(ApiError::AlreadyExists(t.group, t.plural, Name(obj)));
     }
-    return JsonResponse(201, ServedObject(obj, t, r.version));
+    return WithWarnings(JsonResponse(201, ServedObject(obj, t, r.version)), warnings.value());
   }
   auto created = store.Create(t.StoreId(), std::move(obj));
   if (!created.ok()) return ErrorResponse(created.error());
   sim.AfterWrite();
-  return JsonResponse(201, ServedObject(created.value(), t, r.version));
+  return WithWarnings(JsonResponse(201, ServedObject(created.value(), t, r.version)), warnings.value());
 }
 
 ApiResponse Update(Simulator& sim, const Route& r, const ApiRequest& req) {
@@ -271,9 +288,11 @@ ApiResponse Update(Simulator& sim, const Route& r, const ApiRequest& req) {
     if (!out.ok()) return ErrorResponse(out.error());
     return JsonResponse(200, ScaleOf(out.value()));
   }
+  auto warnings = CheckWrite(r, req, body, current, WriteKind::kUpdate);
+  if (!warnings.ok()) return ErrorResponse(warnings.error());
   auto out = Commit(sim, r, current, std::move(body), DryRun(req));
   if (!out.ok()) return ErrorResponse(out.error());
-  return JsonResponse(200, ServedObject(out.value(), t, r.version));
+  return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }
 
 ApiResponse Patch(Simulator& sim, const Route& r, const ApiRequest& req) {
@@ -297,9 +316,12 @@ ApiResponse Patch(Simulator& sim, const Route& r, const ApiRequest& req) {
   if (!candidate.is_object() || Name(candidate) != r.name) {
     return ErrorResponse(ApiError::BadRequest("metadata.name: the patch may not change the object's name"));
   }
+  auto warnings = CheckWrite(r, req, candidate, current,
+                             *type == PatchType::kStrategicMerge ? WriteKind::kStrategicPatch : WriteKind::kOtherPatch);
+  if (!warnings.ok()) return ErrorResponse(warnings.error());
   auto out = Commit(sim, r, current, std::move(candidate), DryRun(req));
   if (!out.ok()) return ErrorResponse(out.error());
-  return JsonResponse(200, ServedObject(out.value(), t, r.version));
+  return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }
 
 bool CanOwn(const std::string& store_id) {

@@ -22,6 +22,9 @@
 //  scale    autoscaling/v1 Scale for deployments, replicasets, statefulsets.
 //  eviction eviction.h.
 //  dryRun=All on writes validates and answers without writing.
+//  fieldValidation on POST, PUT and PATCH (main resource and status):
+//           unknown fields are pruned, warned about or rejected
+//           (field_validation.h); warnings become Warning headers.
 #pragma once
 
 #include "api.h"

@@ -93,6 +93,7 @@ void Respond(Api& api, const httplib::Request& req, httplib::Response& res) {
   DropBrotli(req);
   ApiResponse out = api.Handle(ToApiRequest(req));
   res.status = out.status;
+  for (const auto& [name, value] : out.headers) res.headers.emplace(name, value);
   if (!out.watch) {
     res.set_content(out.body, out.content_type.c_str());
     return;

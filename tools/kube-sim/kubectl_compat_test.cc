@@ -7,7 +7,6 @@
 // A kubectl that is not installed is skipped, not failed.
 #include <gtest/gtest.h>
 
-#include <climits>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -19,36 +18,8 @@ namespace {
 
 using nlohmann::json;
 using testing::RunProcess;
+using testing::KubectlPath;
 using testing::RunResult;
-
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string p = path != nullptr ? path : "";
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    std::string candidate = dir + "/" + name;
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return "";
-}
-
-// `kubectl` resolves to the PATH entry; "kubectl.1.NN" lives beside the
-// file that entry really is.
-std::string KubectlPath(const std::string& name) {
-  std::string main = FindOnPath("kubectl");
-  if (main.empty()) return "";
-  if (name == "kubectl") return main;
-  char real[PATH_MAX];
-  if (realpath(main.c_str(), real) == nullptr) return "";
-  std::string dir(real);
-  dir = dir.substr(0, dir.rfind('/'));
-  std::string candidate = dir + "/" + name;
-  return access(candidate.c_str(), X_OK) == 0 ? candidate : "";
-}
 
 struct Case {
   std::string binary;
@@ -99,9 +70,16 @@ TEST_P(KubectlCompatTest, GetLabelCordonDrain) {
   ASSERT_TRUE(all.is_object()) << "unparsable kubectl output";
   EXPECT_EQ(all["kind"], "List");
   std::vector<std::string> kinds;
-  for (const auto& item : all["items"]) kinds.push_back(item["kind"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>());
-  EXPECT_EQ(kinds, (std::vector<std::string>{"Node/cpu-1", "Node/gpu-a", "Node/gpu-b",
-                                             "Pod/nvidia-device-plugin-daemonset-4qv8s", "Pod/trainer-6d4cf56db6-m9q4z",
+  size_t operator_pods = 0;  // the GPU operator's DaemonSet pods: 4 per GPU node
+  for (const auto& item : all["items"]) {
+    if (item["metadata"].value("namespace", "") == "gpu-operator") {
+      ++operator_pods;
+      continue;
+    }
+    kinds.push_back(item["kind"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(operator_pods, 8u);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"Node/cpu-1", "Node/gpu-a", "Node/gpu-b", "Pod/trainer-6d4cf56db6-m9q4z",
                                              "Pod/trainer-6d4cf56db6-x7k2p", "Pod/infer-0"}));
 
   // label

@@ -27,6 +27,14 @@ struct Settings {
   int64_t bookmark_interval_ms = 1000;   // BOOKMARK period when allowWatchBookmarks
   std::string server_version = "v1.32.0";  // /version gitVersion
   bool scheduler_checks_cpu_memory = true;
+  // Simulated time runs time_scale times faster than real time (> 0).  Every
+  // delay above and below is simulated time; watch timeouts, bookmarks and
+  // tick_ms are real time.
+  double time_scale = 1;
+  int64_t config_map_sync_delay_ms = 60000;  // a ConfigMap edit reaches the node's mounted file
+  std::string device_plugin_missing_config = "crash";  // "crash" | "skip": label names a missing config
+  bool mig_manager_with_reboot = false;      // WITH_REBOOT: a failed MIG mode change reboots the node
+  int64_t node_reboot_delay_ms = 120000;     // NotReady while rebooting
 
   // Applies the keys present in `j` on top of *this.
   Outcome<Settings> Merge(const json& j) const;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -102,6 +103,35 @@ inline std::string ReadFile(const std::string& path) {
 }
 
 // kube-sim running as a child process; stopped with SIGTERM on destruction.
+inline std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string p = path != nullptr ? path : "";
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t colon = p.find(':', start);
+    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string candidate = dir + "/" + name;
+    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return "";
+}
+
+// `kubectl` resolves to the PATH entry; "kubectl.1.NN" lives beside the
+// file that entry really is.
+inline std::string KubectlPath(const std::string& name) {
+  std::string main = FindOnPath("kubectl");
+  if (main.empty()) return "";
+  if (name == "kubectl") return main;
+  char real[PATH_MAX];
+  if (realpath(main.c_str(), real) == nullptr) return "";
+  std::string dir(real);
+  dir = dir.substr(0, dir.rfind('/'));
+  std::string candidate = dir + "/" + name;
+  return access(candidate.c_str(), X_OK) == 0 ? candidate : "";
+}
+
 class SimProcess {
  public:
   // Starts `binary` with the contract flags plus `extra`; waits (up to 20 s)

@@ -70,23 +70,16 @@ bool DevicePlugin::Reconcile(ControllerContext& ctx) {
   const std::string& ns = ctx.settings.operator_namespace;
   const auto delay = std::chrono::milliseconds(ctx.settings.config_map_sync_delay_ms);
   sync_.Observe(ctx.store, ns, ctx.settings.device_plugin_config_map, ctx.now, delay);
-  const OperandPodIndex pods = IndexOperandPods(ctx.store, ns);
-  const std::string ds = OperandFor("device-plugin").daemonset;
   bool wrote = false;
   std::map<std::string, NodeState> kept;
   waiting_ = sync_.Pending(ctx.now, delay);
-  for (const auto& [unused, name] : Keys(ctx.store, kNodes)) {
-    const json* node = ctx.store.Get(kNodes, "", name);
-    if (node == nullptr || !IsGpuNode(*node)) continue;
-    auto it = nodes_.find(name);
+  ForEachGpuNode(ctx.store, ns, "device-plugin", [&](const json& node, const std::optional<json>& pod) {
+    auto it = nodes_.find(Name(node));
     NodeState st = it == nodes_.end() ? NodeState() : std::move(it->second);
-    const json* pod = OperandPod(ctx.store, pods, ds, name);
-    std::optional<json> pod_copy;  // the node and pod are copied: this run writes them
-    if (pod != nullptr) pod_copy = *pod;
-    wrote |= ReconcileNode(ctx, json(*node), pod_copy, it == nodes_.end(), st);
+    wrote |= ReconcileNode(ctx, node, pod, it == nodes_.end(), st);
     waiting_ = waiting_ || st.pending.has_value() || !st.crash.empty();
-    kept[name] = std::move(st);
-  }
+    kept[Name(node)] = std::move(st);
+  });
   nodes_ = std::move(kept);
   return wrote;
 }

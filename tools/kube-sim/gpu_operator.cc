@@ -65,6 +65,20 @@ const json* OperandPod(const Store& store, const OperandPodIndex& index, const s
   return it == index.end() ? nullptr : GetByKey(store, kPods, it->second);
 }
 
+void ForEachGpuNode(const Store& store, const std::string& ns, const std::string& component,
+                    const std::function<void(const json& node, const std::optional<json>& pod)>& fn) {
+  const OperandPodIndex pods = IndexOperandPods(store, ns);
+  const std::string ds = OperandFor(component).daemonset;
+  for (const auto& [unused, name] : Keys(store, kNodes)) {
+    const json* node = store.Get(kNodes, "", name);
+    if (node == nullptr || !IsGpuNode(*node)) continue;
+    const json* pod = OperandPod(store, pods, ds, name);
+    std::optional<json> pod_copy;
+    if (pod != nullptr) pod_copy = *pod;
+    fn(json(*node), pod_copy);
+  }
+}
+
 namespace {
 
 json OperandDaemonSet(const OperandSpec& o, const std::string& ns) {

@@ -19,7 +19,9 @@
 // discovery), mig_manager.h; dcgm-exporter only runs.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +53,12 @@ OperandPodIndex IndexOperandPods(const Store& store, const std::string& ns);
 // The pod in `index` for (daemonset, node), or nullptr.
 const json* OperandPod(const Store& store, const OperandPodIndex& index, const std::string& daemonset,
                        const std::string& node);
+
+// Calls fn(node, pod) for every GPU node, in name order, with copies of the
+// node and of the active pod the operand's DaemonSet (`component`, see
+// Operands()) runs there (nullopt when none): fn may write both.
+void ForEachGpuNode(const Store& store, const std::string& ns, const std::string& component,
+                    const std::function<void(const json& node, const std::optional<json>& pod)>& fn);
 
 class GpuOperator : public Controller {
  public:

@@ -66,17 +66,13 @@ bool MigManager::Reconcile(ControllerContext& ctx) {
   const std::string& ns = ctx.settings.operator_namespace;
   const auto delay = std::chrono::milliseconds(ctx.settings.config_map_sync_delay_ms);
   sync_.Observe(ctx.store, ns, ctx.settings.mig_config_map, ctx.now, delay);
-  const OperandPodIndex pods = IndexOperandPods(ctx.store, ns);
-  const std::string ds = OperandFor("mig-manager").daemonset;
   bool wrote = false;
   std::map<std::string, NodeState> kept;
   waiting_ = false;
-  for (const auto& [unused, name] : Keys(ctx.store, kNodes)) {
-    const json* node = ctx.store.Get(kNodes, "", name);
-    if (node == nullptr || !IsGpuNode(*node)) continue;
-    const std::string label = NodeLabel(*node, kMigConfigLabel);
-    const json* pod = OperandPod(ctx.store, pods, ds, name);
-    const std::string uid = pod != nullptr && PodPhase(*pod) == "Running" ? Uid(*pod) : "";
+  ForEachGpuNode(ctx.store, ns, "mig-manager", [&](const json& node, const std::optional<json>& pod) {
+    const std::string name = Name(node);
+    const std::string label = NodeLabel(node, kMigConfigLabel);
+    const std::string uid = pod && PodPhase(*pod) == "Running" ? Uid(*pod) : "";
     auto it = nodes_.find(name);
     NodeState st;
     if (it == nodes_.end()) {
@@ -112,7 +108,7 @@ bool MigManager::Reconcile(ControllerContext& ctx) {
     wrote |= Step(ctx, name, st);
     waiting_ = waiting_ || st.phase != Phase::kIdle;
     kept[name] = std::move(st);
-  }
+  });
   nodes_ = std::move(kept);
   first_run_ = false;
   waiting_ = waiting_ || sync_.Pending(ctx.now, delay);

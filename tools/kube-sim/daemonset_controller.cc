@@ -139,9 +139,10 @@ bool DaemonSetController::Reconcile(ControllerContext& ctx) {
     int64_t desired = 0, scheduled = 0, ready = 0, misscheduled = 0;
     for (const auto& node_name : node_names) {
       const json* node = store.Get(kNodes, "", node_name);
-      const bool want = node != nullptr && DaemonSetWantsNode(ds, *node);
       auto it = by_node.find(node_name);
       const bool has = it != by_node.end() && !it->second.empty();
+      // A synthesised DaemonSet's selection is unknown: its pods are where it runs.
+      const bool want = managed ? node != nullptr && DaemonSetWantsNode(ds, *node) : has;
       desired += want ? 1 : 0;
       scheduled += want && has ? 1 : 0;
       misscheduled += !want && has ? 1 : 0;

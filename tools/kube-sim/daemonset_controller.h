@@ -15,7 +15,8 @@
 //
 // A DaemonSet annotated kube-sim.kubeon.io/synthesized (snapshot.h: made up
 // from a snapshot's pods, whose real node selection is unknown) only gets
-// its status maintained; its pods are neither created nor deleted.
+// its status maintained (desired = the nodes its pods run on); its pods are
+// neither created nor deleted.
 #pragma once
 
 #include <string>

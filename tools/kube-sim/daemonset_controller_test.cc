@@ -95,6 +95,7 @@ TEST(DaemonSetControllerTest, SynthesizedDaemonSetsAreLeftAlone) {
   ds["metadata"]["annotations"][kSynthesizedAnnotation] = "true";
   m.Create(kDaemonSets, ds);
   EXPECT_TRUE(NodesOf(m, "kube-system", "from-snapshot").empty());
+  EXPECT_EQ(m.Get(kDaemonSets, "kube-system", "from-snapshot")["status"].value("desiredNumberScheduled", -1), -1);  // 0
 }
 
 }  // namespace

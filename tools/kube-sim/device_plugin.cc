@@ -70,17 +70,34 @@ bool DevicePlugin::Reconcile(ControllerContext& ctx) {
   const std::string& ns = ctx.settings.operator_namespace;
   const auto delay = std::chrono::milliseconds(ctx.settings.config_map_sync_delay_ms);
   sync_.Observe(ctx.store, ns, ctx.settings.device_plugin_config_map, ctx.now, delay);
+  // Nodes to look at: what changed, those waiting on the clock, and all of
+  // them while a ConfigMap edit is on its way to the nodes.
+  std::optional<std::set<std::string>> only = ChangedGpuNodes(cursor_, ctx.store, ns, ctx.settings.device_plugin_config_map);
+  const bool syncing = sync_.Pending(ctx.now, delay);
+  if (syncing || was_syncing_) only.reset();  // the run after the edit became visible too
+  was_syncing_ = syncing;
+  if (only) {
+    for (const auto& [name, st] : nodes_) {
+      if (st.pending || !st.crash.empty() || ctx.store.Get(kNodes, "", name) == nullptr) only->insert(name);
+    }
+  }
   bool wrote = false;
-  std::map<std::string, NodeState> kept;
-  waiting_ = sync_.Pending(ctx.now, delay);
-  ForEachGpuNode(ctx.store, ns, "device-plugin", [&](const json& node, const std::optional<json>& pod) {
+  waiting_ = syncing;
+  ForEachGpuNode(ctx.store, ns, "device-plugin", only, [&](const json& node, const std::optional<json>& pod) {
     auto it = nodes_.find(Name(node));
-    NodeState st = it == nodes_.end() ? NodeState() : std::move(it->second);
-    wrote |= ReconcileNode(ctx, node, pod, it == nodes_.end(), st);
-    waiting_ = waiting_ || st.pending.has_value() || !st.crash.empty();
-    kept[Name(node)] = std::move(st);
+    const bool first = it == nodes_.end();
+    NodeState& st = nodes_[Name(node)];
+    wrote |= ReconcileNode(ctx, node, pod, first, st);
   });
-  nodes_ = std::move(kept);
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    const json* node = ctx.store.Get(kNodes, "", it->first);
+    if (node == nullptr || !IsGpuNode(*node)) {
+      it = nodes_.erase(it);
+      continue;
+    }
+    waiting_ = waiting_ || it->second.pending.has_value() || !it->second.crash.empty();
+    ++it;
+  }
   return wrote;
 }
 

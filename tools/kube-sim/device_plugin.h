@@ -76,6 +76,8 @@ class DevicePlugin : public Controller {
 
   std::map<std::string, NodeState> nodes_;
   ConfigMapSync sync_;
+  ChangeCursor cursor_;
+  bool was_syncing_ = false;  // a ConfigMap edit was on its way at the last run
   bool waiting_ = false;
 };
 

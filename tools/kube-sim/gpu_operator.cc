@@ -66,10 +66,18 @@ const json* OperandPod(const Store& store, const OperandPodIndex& index, const s
 }
 
 void ForEachGpuNode(const Store& store, const std::string& ns, const std::string& component,
+                    const std::optional<std::set<std::string>>& only,
                     const std::function<void(const json& node, const std::optional<json>& pod)>& fn) {
+  if (only && only->empty()) return;
   const OperandPodIndex pods = IndexOperandPods(store, ns);
   const std::string ds = OperandFor(component).daemonset;
-  for (const auto& [unused, name] : Keys(store, kNodes)) {
+  std::vector<std::string> names;
+  if (only) {
+    names.assign(only->begin(), only->end());
+  } else {
+    for (const auto& [unused, name] : Keys(store, kNodes)) names.push_back(name);
+  }
+  for (const auto& name : names) {
     const json* node = store.Get(kNodes, "", name);
     if (node == nullptr || !IsGpuNode(*node)) continue;
     const json* pod = OperandPod(store, pods, ds, name);
@@ -77,6 +85,26 @@ void ForEachGpuNode(const Store& store, const std::string& ns, const std::string
     if (pod != nullptr) pod_copy = *pod;
     fn(json(*node), pod_copy);
   }
+}
+
+std::optional<std::set<std::string>> ChangedGpuNodes(ChangeCursor& cursor, const Store& store, const std::string& ns,
+                                                     const std::string& configmap) {
+  const uint64_t start_rv = store.ResourceVersion();
+  std::set<std::string> nodes;
+  bool all = false;
+  const bool incremental = cursor.Collect(store, [&](const std::string& id, const std::string&, const json& obj,
+                                                     const json* old) {
+    if (id == kNodes) nodes.insert(Name(obj));
+    if (id == kPods && Namespace(obj) == ns) {
+      nodes.insert(Str(obj, {"spec", "nodeName"}));
+      if (old != nullptr) nodes.insert(Str(*old, {"spec", "nodeName"}));
+    }
+    if (id == kConfigMaps && Namespace(obj) == ns && Name(obj) == configmap) all = true;
+  });
+  cursor.AdvanceTo(start_rv);
+  if (!incremental || all) return std::nullopt;
+  nodes.erase("");
+  return nodes;
 }
 
 namespace {

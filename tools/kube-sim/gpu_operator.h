@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,11 +55,20 @@ OperandPodIndex IndexOperandPods(const Store& store, const std::string& ns);
 const json* OperandPod(const Store& store, const OperandPodIndex& index, const std::string& daemonset,
                        const std::string& node);
 
-// Calls fn(node, pod) for every GPU node, in name order, with copies of the
-// node and of the active pod the operand's DaemonSet (`component`, see
-// Operands()) runs there (nullopt when none): fn may write both.
+// Calls fn(node, pod) for every GPU node (or only those named in `only`),
+// in name order, with copies of the node and of the active pod the
+// operand's DaemonSet (`component`, see Operands()) runs there (nullopt when
+// none): fn may write both.
 void ForEachGpuNode(const Store& store, const std::string& ns, const std::string& component,
+                    const std::optional<std::set<std::string>>& only,
                     const std::function<void(const json& node, const std::optional<json>& pod)>& fn);
+
+// The nodes an operand agent must look at since its cursor: nodes that
+// changed and nodes whose pods in `ns` changed; nullopt = every node (first
+// run, history compacted, or ConfigMap ns/`configmap` changed).  Advances
+// the cursor.
+std::optional<std::set<std::string>> ChangedGpuNodes(ChangeCursor& cursor, const Store& store, const std::string& ns,
+                                                     const std::string& configmap);
 
 class GpuOperator : public Controller {
  public:

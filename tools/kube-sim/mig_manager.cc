@@ -66,22 +66,25 @@ bool MigManager::Reconcile(ControllerContext& ctx) {
   const std::string& ns = ctx.settings.operator_namespace;
   const auto delay = std::chrono::milliseconds(ctx.settings.config_map_sync_delay_ms);
   sync_.Observe(ctx.store, ns, ctx.settings.mig_config_map, ctx.now, delay);
+  // Nodes to look at: what changed and runs in progress.
+  std::optional<std::set<std::string>> only = ChangedGpuNodes(cursor_, ctx.store, ns, ctx.settings.mig_config_map);
+  if (only) {
+    for (const auto& [name, st] : nodes_) {
+      if (st.phase != Phase::kIdle || st.rerun) only->insert(name);
+    }
+  }
   bool wrote = false;
-  std::map<std::string, NodeState> kept;
-  waiting_ = false;
-  ForEachGpuNode(ctx.store, ns, "mig-manager", [&](const json& node, const std::optional<json>& pod) {
+  ForEachGpuNode(ctx.store, ns, "mig-manager", only, [&](const json& node, const std::optional<json>& pod) {
     const std::string name = Name(node);
     const std::string label = NodeLabel(node, kMigConfigLabel);
     const std::string uid = pod && PodPhase(*pod) == "Running" ? Uid(*pod) : "";
-    auto it = nodes_.find(name);
-    NodeState st;
-    if (it == nodes_.end()) {
+    const bool first = nodes_.find(name) == nodes_.end();
+    NodeState& st = nodes_[name];
+    if (first) {
       st.label = label;
       st.initial = first_run_;
       if (st.initial) st.pod_uid = uid;
       if (!uid.empty()) st.initial = false;
-    } else {
-      st = std::move(it->second);
     }
     bool start = false;
     if (uid != st.pod_uid) {
@@ -106,12 +109,18 @@ bool MigManager::Reconcile(ControllerContext& ctx) {
       }
     }
     wrote |= Step(ctx, name, st);
-    waiting_ = waiting_ || st.phase != Phase::kIdle;
-    kept[name] = std::move(st);
   });
-  nodes_ = std::move(kept);
+  waiting_ = sync_.Pending(ctx.now, delay);
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    const json* node = ctx.store.Get(kNodes, "", it->first);
+    if (node == nullptr || !IsGpuNode(*node)) {
+      it = nodes_.erase(it);
+      continue;
+    }
+    waiting_ = waiting_ || it->second.phase != Phase::kIdle;
+    ++it;
+  }
   first_run_ = false;
-  waiting_ = waiting_ || sync_.Pending(ctx.now, delay);
   return wrote;
 }
 

@@ -88,6 +88,7 @@ class MigManager : public Controller {
 
   std::map<std::string, NodeState> nodes_;
   ConfigMapSync sync_;
+  ChangeCursor cursor_;
   bool first_run_ = true;
   bool waiting_ = false;
 };

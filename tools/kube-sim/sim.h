@@ -3,7 +3,8 @@
 //
 // Every API request takes mutex(), does its reads/writes and, after a
 // write, calls AfterWrite(): the controllers run (deployment, replicaset,
-// statefulset, scheduler, kubelet, gpu-operator, disruption, in that order)
+// statefulset, gpu-operator, daemonset, scheduler, device-manager, kubelet,
+// mig-manager, device-plugin, disruption, in that order)
 // until none writes (at most 20 passes), then the store is persisted when a
 // state directory is set.  A controller whose input types (Inputs()) saw no
 // write since the start of its last run, and that does not wait on the

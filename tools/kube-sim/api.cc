@@ -247,8 +247,9 @@ ApiResponse Api::SimEndpoint(const ApiRequest& req) {
     std::lock_guard<std::mutex> lock(sim_.mutex());
     if (post) {
       auto it = body.find("advanceSeconds");
-      if (!body.is_object() || it == body.end() || !it->is_number() || it->get<double>() < 0) {
-        return ErrorResponse(ApiError::BadRequest("clock: body must be {\"advanceSeconds\": N} with N >= 0"));
+      if (!body.is_object() || it == body.end() || !it->is_number() || it->get<double>() < 0 ||
+          it->get<double>() > 1e9) {
+        return ErrorResponse(ApiError::BadRequest("clock: body must be {\"advanceSeconds\": N} with 0 <= N <= 1e9"));
       }
       sim_.AdvanceClock(std::chrono::milliseconds(static_cast<int64_t>(it->get<double>() * 1000.0)));
     }

@@ -68,6 +68,7 @@ Outcome<Settings> Settings::Merge(const json& j) const {
   if (!ok) return ApiError::BadRequest("settings: " + err);
   if (s.tick_ms < 10) return ApiError::BadRequest("settings: tickMs: must be at least 10");
   if (s.history_limit < 1) return ApiError::BadRequest("settings: historyLimit: must be at least 1");
+  if (s.time_scale > 1e6) return ApiError::BadRequest("settings: timeScale: must be at most 1000000");
   if (s.device_plugin_missing_config != "crash" && s.device_plugin_missing_config != "skip") {
     return ApiError::BadRequest("settings: devicePluginMissingConfig: must be \"crash\" or \"skip\"");
   }

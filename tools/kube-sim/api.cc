@@ -120,6 +120,7 @@ ApiResponse Api::Dispatch(const ApiRequest& req) {
     }
   }
   if (path.rfind("/api/", 0) != 0 && path.rfind("/apis/", 0) != 0) return ErrorResponse(PathNotFound());
+  if (auto log = PodLog(req, path)) return *log;
   auto route = ParseRoute(path);
   if (!route.ok()) return ErrorResponse(route.error());
   if (IsWatch(req, route.value())) return Watch(req, route.value());
@@ -191,6 +192,38 @@ ApiResponse Api::Watch(const ApiRequest& req, const Route& r) {
   return resp;
 }
 
+std::optional<ApiResponse> Api::PodLog(const ApiRequest& req, const std::string& path) {
+  // /api/v1/namespaces/<ns>/pods/<name>/log
+  const std::string prefix = "/api/v1/namespaces/";
+  const std::string suffix = "/log";
+  if (path.rfind(prefix, 0) != 0 || path.size() <= prefix.size() + suffix.size() ||
+      path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return std::nullopt;
+  }
+  std::string middle = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  size_t slash = middle.find('/');
+  if (slash == std::string::npos || middle.compare(slash, 6, "/pods/") != 0) return std::nullopt;
+  std::string ns = middle.substr(0, slash), name = middle.substr(slash + 6);
+  if (ns.empty() || name.empty() || name.find('/') != std::string::npos) return std::nullopt;
+  if (req.method != "GET") return ErrorResponse(ApiError::MethodNotAllowed("pods/log: GET only"));
+  std::lock_guard<std::mutex> lock(sim_.mutex());
+  const json* pod = sim_.store().Get(kPods, ns, name);
+  if (pod == nullptr) return ErrorResponse(ApiError::NotFound("", "pods", name));
+  std::string text = sim_.logs().Text(Uid(*pod));
+  if (std::string tail = req.Param("tailLines"); !tail.empty() && tail.find_first_not_of("0123456789") == std::string::npos) {
+    size_t keep = std::strtoull(tail.c_str(), nullptr, 10);
+    std::vector<std::string> lines;
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find('\n', start);
+      lines.push_back(text.substr(start, end - start + 1));
+      start = end + 1;
+    }
+    text.clear();
+    for (size_t i = lines.size() > keep ? lines.size() - keep : 0; i < lines.size(); ++i) text += lines[i];
+  }
+  return Text(200, text);
+}
+
 ApiResponse Api::SimEndpoint(const ApiRequest& req) {
   std::string path = req.path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
@@ -218,6 +251,22 @@ ApiResponse Api::SimEndpoint(const ApiRequest& req) {
       if (!ok.ok()) return ErrorResponse(ok.error());
     }
     return JsonResponse(200, sim_.settings().ToJson());
+  }
+  if (path == "/sim/clock" && (get || post)) {
+    std::lock_guard<std::mutex> lock(sim_.mutex());
+    if (post) {
+      auto it = body.find("advanceSeconds");
+      if (!body.is_object() || it == body.end() || !it->is_number() || it->get<double>() < 0 ||
+          it->get<double>() > 1e9) {
+        return ErrorResponse(ApiError::BadRequest("clock: body must be {\"advanceSeconds\": N} with 0 <= N <= 1e9"));
+      }
+      sim_.AdvanceClock(std::chrono::milliseconds(static_cast<int64_t>(it->get<double>() * 1000.0)));
+    }
+    return JsonResponse(200, sim_.ClockState());
+  }
+  if (path == "/sim/devices" && get) {
+    std::lock_guard<std::mutex> lock(sim_.mutex());
+    return JsonResponse(200, sim_.gpus().View());
   }
   if (path == "/sim/reconcile" && post) {
     std::lock_guard<std::mutex> lock(sim_.mutex());

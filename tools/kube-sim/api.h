@@ -11,6 +11,11 @@
 //   GET|POST /sim/faults          read / replace the fault set
 //   GET|POST /sim/settings        read / merge settings
 //   POST /sim/reconcile           run the controllers now
+//   GET  /sim/clock               simulated time (Simulator::ClockState)
+//   POST /sim/clock {"advanceSeconds": N}  jump simulated time forward
+//   GET  /sim/devices             node GPUs, MIG devices and the pods holding them
+// and GET /api/v1/namespaces/<ns>/pods/<name>/log (plain text, what
+// `kubectl logs` reads: PodLogs; tailLines honoured, follow returns at once).
 // Authentication: a request needs "Authorization: Bearer <token>" or a
 // verified client certificate (ApiRequest::client_cert_verified), else 401.
 // Failures are metav1.Status bodies with the matching HTTP code.
@@ -21,6 +26,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +69,8 @@ class Api {
  private:
   ApiResponse Dispatch(const ApiRequest& req);
   ApiResponse SimEndpoint(const ApiRequest& req);
+  // The pods/log response when `path` is a pod's log, else nullopt.
+  std::optional<ApiResponse> PodLog(const ApiRequest& req, const std::string& path);
   ApiResponse Watch(const ApiRequest& req, const struct Route& route);
 
   Simulator& sim_;

@@ -127,13 +127,13 @@ TEST_F(ApiTest, ListsWithSelectors) {
   json pods = Json("GET", "/api/v1/pods", 200);
   EXPECT_EQ(pods["kind"], "PodList");
   EXPECT_EQ(pods["apiVersion"], "v1");
-  EXPECT_EQ(pods["items"].size(), 4u);
+  EXPECT_EQ(pods["items"].size(), 11u);  // 3 workload pods + 4 GPU operator DaemonSet pods on each GPU node
   EXPECT_FALSE(pods["items"][0].contains("kind"));
   EXPECT_FALSE(pods["metadata"]["resourceVersion"].get<std::string>().empty());
   EXPECT_EQ(Json("GET", "/api/v1/namespaces/ml/pods", 200)["items"].size(), 2u);
   EXPECT_EQ(Json("GET", "/api/v1/pods?labelSelector=app%3Dtrainer", 200)["items"].size(), 2u);
   EXPECT_EQ(Json("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dgpu-a&labelSelector=app%20in%20(trainer,x)", 200)["items"].size(), 2u);
-  EXPECT_EQ(Json("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dgpu-a", 200)["items"].size(), 3u);
+  EXPECT_EQ(Json("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dgpu-a", 200)["items"].size(), 6u);
   EXPECT_EQ(Json("GET", "/api/v1/pods?fieldSelector=spec.bogus%3Dx", 400)["reason"], "BadRequest");
   EXPECT_EQ(Json("GET", "/api/v1/pods?labelSelector=app%20in", 400)["code"], 400);
   EXPECT_EQ(Json("GET", "/apis/policy/v1beta1/poddisruptionbudgets", 200)["items"].size(), 1u);
@@ -153,10 +153,15 @@ TEST_F(ApiTest, PaginationWithContinueTokens) {
                    page["items"][0]["metadata"]["name"].get<std::string>());
     cont = page["metadata"].value("continue", "");
     ++pages;
-  } while (!cont.empty() && pages < 10);
-  EXPECT_EQ(seen, (std::vector<std::string>{"gpu-operator/nvidia-device-plugin-daemonset-4qv8s",
-                                            "ml/trainer-6d4cf56db6-m9q4z", "ml/trainer-6d4cf56db6-x7k2p",
-                                            "serving/infer-0"}));
+  } while (!cont.empty() && pages < 20);
+  std::vector<std::string> all;
+  const json list = Json("GET", "/api/v1/pods", 200);
+  for (const auto& p : list["items"]) {
+    all.push_back(p["metadata"]["namespace"].get<std::string>() + "/" + p["metadata"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(seen, all);
+  EXPECT_EQ(seen.size(), 11u);
+  EXPECT_EQ(seen.back(), "serving/infer-0");
   EXPECT_EQ(Json("GET", "/api/v1/pods?limit=1&continue=!!!", 400)["reason"], "BadRequest");
 }
 

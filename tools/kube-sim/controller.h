@@ -14,6 +14,8 @@
 
 #include "faults.h"
 #include "meta.h"
+#include "node_gpus.h"
+#include "pod_logs.h"
 #include "settings.h"
 #include "store.h"
 
@@ -23,7 +25,9 @@ struct ControllerContext {
   Store& store;
   const Settings& settings;
   Faults& faults;
-  TimePoint now;
+  TimePoint now;   // simulated time (Simulator::Now)
+  NodeGpus& gpus;  // node GPUs and the devices pods hold
+  PodLogs& logs;   // container logs (kubectl logs)
 };
 
 // Where a controller left off in the store's change history, so it can

@@ -36,7 +36,7 @@ bool Faults::Fire(Rule* r) {
 Outcome<bool> Faults::Configure(const json& config) {
   if (!config.is_object()) return Bad("(top level)", "must be a JSON object");
   int64_t latency_ms = 0;
-  std::vector<Rule> latency, fail, drop, refuse, mig;
+  std::vector<Rule> latency, fail, drop, refuse, mig, stuck;
   struct Section {
     const char* key;
     std::vector<Rule>* out;
@@ -50,6 +50,7 @@ Outcome<bool> Faults::Configure(const json& config) {
       {"dropWatchAfterEvents", &drop, "events", 1, {"path", "events", "count"}},
       {"refuseEviction", &refuse, "code", 429, {"namespace", "pod", "count", "code"}},
       {"failMigConfig", &mig, "", 0, {"node", "config", "count"}},
+      {"stuckMigPending", &stuck, "", 0, {"node", "config", "count"}},
   };
   for (const auto& [k, v] : config.items()) {
     if (k == "latencyMs") {
@@ -92,7 +93,8 @@ Outcome<bool> Faults::Configure(const json& config) {
       }
       r.method = method.value();
       r.ns = ns.value();
-      r.name = sec->out == &mig ? node.value() : pod.value();
+      const bool node_rule = sec->out == &mig || sec->out == &stuck;
+      r.name = node_rule ? node.value() : pod.value();
       r.config = cfg.value();
       auto count = IntField(e, "count", -1, where);
       if (!count.ok()) return count.error();
@@ -105,7 +107,7 @@ Outcome<bool> Faults::Configure(const json& config) {
       if (sec->out == &refuse && (r.ns.empty() || r.name.empty())) {
         return Bad(where, "needs \"namespace\" and \"pod\"");
       }
-      if (sec->out == &mig && r.name.empty()) return Bad(where, "needs \"node\"");
+      if (node_rule && r.name.empty()) return Bad(where, "needs \"node\"");
       sec->out->push_back(std::move(r));
     }
   }
@@ -116,6 +118,7 @@ Outcome<bool> Faults::Configure(const json& config) {
   drop_watch_ = std::move(drop);
   refuse_eviction_ = std::move(refuse);
   fail_mig_ = std::move(mig);
+  stuck_mig_ = std::move(stuck);
   config_ = config;
   return true;
 }
@@ -133,7 +136,8 @@ json Faults::State() const {
             {"failRequests", remaining(fail_)},
             {"dropWatchAfterEvents", remaining(drop_watch_)},
             {"refuseEviction", remaining(refuse_eviction_)},
-            {"failMigConfig", remaining(fail_mig_)}}}};
+            {"failMigConfig", remaining(fail_mig_)},
+            {"stuckMigPending", remaining(stuck_mig_)}}}};
 }
 
 std::chrono::milliseconds Faults::Latency(const std::string& method, const std::string& path) const {
@@ -171,12 +175,20 @@ std::optional<int> Faults::RefuseEviction(const std::string& ns, const std::stri
   return std::nullopt;
 }
 
-bool Faults::FailMigConfig(const std::string& node, const std::string& config) {
+bool Faults::FireNodeRule(std::vector<Rule>& rules, const std::string& node, const std::string& config) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& r : fail_mig_) {
+  for (auto& r : rules) {
     if (r.name == node && (r.config.empty() || r.config == config) && Fire(&r)) return true;
   }
   return false;
+}
+
+bool Faults::FailMigConfig(const std::string& node, const std::string& config) {
+  return FireNodeRule(fail_mig_, node, config);
+}
+
+bool Faults::StuckMigPending(const std::string& node, const std::string& config) {
+  return FireNodeRule(stuck_mig_, node, config);
 }
 
 }  // namespace kubeon::kubesim

@@ -8,12 +8,17 @@
 //     "failRequests": [{"path": "regex", "method": "GET", "count": 2, "code": 500}],
 //     "dropWatchAfterEvents": [{"path": "regex", "events": 3, "count": 1}],
 //     "refuseEviction": [{"namespace": "ns", "pod": "name", "count": 2, "code": 429}],
-//     "failMigConfig": [{"node": "gpu-1", "config": "all-1g.10gb", "count": 1}]
+//     "failMigConfig": [{"node": "gpu-1", "config": "all-1g.10gb", "count": 1}],
+//     "stuckMigPending": [{"node": "gpu-1", "config": "all-1g.10gb", "count": 1}]
 //   }
 // "path" is an ECMAScript regex searched in the request path (no query);
 // "method" defaults to any; "count" is how many times the rule fires
 // (absent = every time), "code" defaults to 500 (429 for evictions).
 // A dropped watch is cut without the closing chunk, like a lost connection.
+// failMigConfig fails a mig-manager run when it would apply; stuckMigPending
+// makes a run time out waiting for the paused operand pods and end without
+// a state: "pending" with the clients paused (mig_manager.h).  "config"
+// absent = any config.
 //
 // Thread-safe: every method takes the object's own lock.
 #pragma once
@@ -45,6 +50,8 @@ class Faults {
   std::optional<int> RefuseEviction(const std::string& ns, const std::string& pod);
   // Whether applying MIG config `config` on `node` must fail; consumes a count.
   bool FailMigConfig(const std::string& node, const std::string& config);
+  // Whether a mig-manager run of `config` on `node` must get stuck in pending; consumes a count.
+  bool StuckMigPending(const std::string& node, const std::string& config);
 
  private:
   struct Rule {
@@ -56,10 +63,11 @@ class Faults {
     std::string ns, name, config;
   };
   static bool Fire(Rule* r);
+  bool FireNodeRule(std::vector<Rule>& rules, const std::string& node, const std::string& config);
 
   mutable std::mutex mu_;
   int64_t latency_ms_ = 0;
-  std::vector<Rule> latency_, fail_, drop_watch_, refuse_eviction_, fail_mig_;
+  std::vector<Rule> latency_, fail_, drop_watch_, refuse_eviction_, fail_mig_, stuck_mig_;
   json config_ = json::object();
 };
 

@@ -1,71 +1,85 @@
-// Simulated NVIDIA GPU Operator: mig-manager, device plugin and the GPU
-// Feature Discovery labels they drive.
+// Simulated NVIDIA GPU Operator (the operator itself, not its operands):
+// it labels GPU nodes and runs its operands as DaemonSets, as
+// gpu-operator's ClusterPolicy controller does.
 //
-// mig-manager: when a node's label nvidia.com/mig.config changes to a
-// non-empty value, the label nvidia.com/mig.config.state becomes "pending";
-// settings.mig_reconfigure_delay_ms later the config named by the label is
-// read from ConfigMap <operator_namespace>/<mig_config_map> key config.yaml
-// (mig_parted.h) and applied to the node's GPUs (nvidia.com/gpu.count, else
-// what the node advertised when first seen).  Success: state "success",
-// nvidia.com/mig.strategy=mixed, per-profile nvidia.com/mig-<p>.count
-// labels, and capacity/allocatable nvidia.com/mig-<p> = instances,
-// nvidia.com/gpu = GPUs left without MIG.  Failure (missing ConfigMap or
-// config, bad YAML, MIG on a GPU that is not MIG capable or not in the MIG
-// catalog, an invalid layout, or an injected fault): state "failed",
-// resources unchanged, and an Event (reason MigConfigFailed).
+// A GPU node is one labelled nvidia.com/gpu.present=true, or with
+// nvidia.com/gpu.count, or advertising nvidia.com/gpu, nvidia.com/gpu.shared
+// or nvidia.com/mig-* capacity.  Each GPU node gets
+// nvidia.com/gpu.deploy.<operand>=true for device-plugin,
+// gpu-feature-discovery, dcgm-exporter and (when nvidia.com/mig.capable is
+// "true") mig-manager, unless it already carries a value (a "false" or
+// "paused-for-mig-change" is kept).  While at least one GPU node exists,
+// the operand DaemonSets (kOperands) exist in settings.operator_namespace,
+// each selecting nodes by its deploy label; a DaemonSet of that name that
+// the snapshot loader synthesised (snapshot.h) is taken over (same uid, so
+// its pods are adopted) with the operator's spec.  Deleting one brings it
+// back (unless the namespace is gone).
 //
-// device plugin: when nvidia.com/device-plugin.config (or the ConfigMap
-// <operator_namespace>/<device_plugin_config_map> entry it names) changes,
-// after settings.device_plugin_delay_ms the time-slicing config
-// (version v1, sharing.timeSlicing.{renameByDefault, resources[{name,
-// replicas}]}) multiplies each resource by its replicas; renameByDefault
-// advertises <name>.shared instead, otherwise nvidia.com/gpu.product gets
-// "-SHARED".  Labels nvidia.com/gpu.replicas and
-// nvidia.com/gpu.sharing-strategy (time-slicing | none) follow.  Removing
-// the label restores one replica.
-//
-// Nodes are first seen as they are (no action on load); only later changes
-// trigger reconfiguration.
+// The operands themselves: device_plugin.h (device plugin and GPU feature
+// discovery), mig_manager.h; dcgm-exporter only runs.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "controller.h"
 #include "resources.h"
-#include "mig_parted.h"
 
 namespace kubeon::kubesim {
 
-struct TimeSlicingConfig {
-  bool rename_by_default = false;
-  std::map<std::string, int> replicas;  // resource name -> replicas (>= 1)
+struct OperandSpec {
+  const char* component;  // the deploy label's suffix: nvidia.com/gpu.deploy.<component>
+  const char* daemonset;  // DaemonSet name (also the pods' app label)
+  const char* container;
+  const char* image;
 };
-Outcome<TimeSlicingConfig> ParseDevicePluginConfig(const std::string& yaml_text, const std::string& source);
+// device plugin, GPU feature discovery, dcgm-exporter, mig-manager.
+const std::vector<OperandSpec>& Operands();
+const OperandSpec& OperandFor(const std::string& component);
+
+// "nvidia.com/gpu.deploy.<component>".
+std::string DeployLabel(const std::string& component);
+bool IsGpuNode(const json& node);
+// The value of a node label, "" when absent.
+std::string NodeLabel(const json& node, const std::string& key);
+// The active pods of DaemonSets in `ns` (by controlling owner name):
+// (daemonset name, node name) -> pod key.
+using OperandPodIndex = std::map<std::pair<std::string, std::string>, std::string>;
+OperandPodIndex IndexOperandPods(const Store& store, const std::string& ns);
+// The pod in `index` for (daemonset, node), or nullptr.
+const json* OperandPod(const Store& store, const OperandPodIndex& index, const std::string& daemonset,
+                       const std::string& node);
+
+// Calls fn(node, pod) for every GPU node (or only those named in `only`),
+// in name order, with copies of the node and of the active pod the
+// operand's DaemonSet (`component`, see Operands()) runs there (nullopt when
+// none): fn may write both.
+void ForEachGpuNode(const Store& store, const std::string& ns, const std::string& component,
+                    const std::optional<std::set<std::string>>& only,
+                    const std::function<void(const json& node, const std::optional<json>& pod)>& fn);
+
+// The nodes an operand agent must look at since its cursor: nodes that
+// changed and nodes whose pods in `ns` changed; nullopt = every node (first
+// run, history compacted, or ConfigMap ns/`configmap` changed).  Advances
+// the cursor.
+std::optional<std::set<std::string>> ChangedGpuNodes(ChangeCursor& cursor, const Store& store, const std::string& ns,
+                                                     const std::string& configmap);
 
 class GpuOperator : public Controller {
  public:
   const char* name() const override { return "gpu-operator"; }
   bool Reconcile(ControllerContext& ctx) override;
-  bool WaitingOnClock() const override;
-  std::vector<std::string> Inputs() const override { return {kNodes, kConfigMaps}; }
+  std::vector<std::string> Inputs() const override { return {kNodes, kDaemonSets}; }
 
  private:
-  struct NodeState {
-    std::string mig_label;       // last nvidia.com/mig.config seen
-    std::string dp_fingerprint;  // last device-plugin label + its config text
-    int gpu_count = 0;
-    NodeMigResult layout;        // GPUs as last configured
-    std::optional<std::pair<std::string, TimePoint>> pending_mig;  // config, due
-    std::optional<TimePoint> pending_dp;
-  };
-  NodeState FirstSight(const json& node, ControllerContext& ctx) const;
-  bool FinishMig(ControllerContext& ctx, const std::string& node, NodeState& st);
-  bool WriteResources(ControllerContext& ctx, const std::string& node, const NodeState& st);
-  std::string DevicePluginFingerprint(ControllerContext& ctx, const json& node) const;
-
-  std::map<std::string, NodeState> nodes_;
+  bool EnsureDaemonSets(ControllerContext& ctx);
+  ChangeCursor cursor_;
+  bool has_gpu_nodes_ = false;
 };
 
 }  // namespace kubeon::kubesim

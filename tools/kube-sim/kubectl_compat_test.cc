@@ -16,6 +16,7 @@ namespace {
 
 using nlohmann::json;
 using testing::RunProcess;
+using testing::KubectlPath;
 using testing::RunResult;
 
 struct Case {
@@ -46,9 +47,16 @@ TEST_P(KubectlCompatTest, GetLabelCordonDrain) {
   ASSERT_TRUE(all.is_object()) << "unparsable kubectl output";
   EXPECT_EQ(all["kind"], "List");
   std::vector<std::string> kinds;
-  for (const auto& item : all["items"]) kinds.push_back(item["kind"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>());
-  EXPECT_EQ(kinds, (std::vector<std::string>{"Node/cpu-1", "Node/gpu-a", "Node/gpu-b",
-                                             "Pod/nvidia-device-plugin-daemonset-4qv8s", "Pod/trainer-6d4cf56db6-m9q4z",
+  size_t operator_pods = 0;  // the GPU operator's DaemonSet pods: 4 per GPU node
+  for (const auto& item : all["items"]) {
+    if (item["metadata"].value("namespace", "") == "gpu-operator") {
+      ++operator_pods;
+      continue;
+    }
+    kinds.push_back(item["kind"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(operator_pods, 8u);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"Node/cpu-1", "Node/gpu-a", "Node/gpu-b", "Pod/trainer-6d4cf56db6-m9q4z",
                                              "Pod/trainer-6d4cf56db6-x7k2p", "Pod/infer-0"}));
 
   // label

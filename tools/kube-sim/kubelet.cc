@@ -66,15 +66,19 @@ bool Kubelet::Reconcile(ControllerContext& ctx) {
   auto waiting_to_start = [&](const json& pod) {
     if (!IsPodActive(pod) || PodPhase(pod) != "Pending") return false;
     const json* node = Find(pod, {"spec", "nodeName"});
-    return node != nullptr && node->is_string() && store.Get(kNodes, "", node->get_ref<const std::string&>()) != nullptr;
+    if (node == nullptr || !node->is_string()) return false;
+    const json* n = store.Get(kNodes, "", node->get_ref<const std::string&>());
+    return n != nullptr && IsNodeReady(*n);  // a NotReady (rebooting) node starts nothing
   };
   // Pods to look at: all, or those that changed plus those already waiting
-  // (a new node can start pods bound to it: then look at all).
+  // (a new or newly Ready node can start pods bound to it: then look at all).
   std::set<std::string> candidates;
   bool node_added = false;
   const bool incremental = cursor_.Collect(store, [&](const std::string& id, const std::string& type, const json& obj,
-                                                      const json*) {
-    if (id == kNodes && type == "ADDED") node_added = true;
+                                                      const json* old) {
+    if (id == kNodes && (type == "ADDED" || (old != nullptr && !IsNodeReady(*old) && IsNodeReady(obj)))) {
+      node_added = true;  // a new or newly Ready node: its pods may start
+    }
     if (id == kPods && type != "DELETED") candidates.insert(Store::Key(Namespace(obj), Name(obj)));
   });
   if (!incremental || node_added) {

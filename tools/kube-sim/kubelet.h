@@ -1,6 +1,7 @@
 // Kubelet stand-in: starts pods bound to existing nodes.
 //
-// A Pending pod with spec.nodeName on a node that exists becomes Running
+// A Pending pod with spec.nodeName on a node that exists and is Ready (see
+// IsNodeReady) becomes Running
 // after settings.pod_startup_delay_ms (counted from the first time this
 // controller saw it bound): phase Running, hostIP, podIP, startTime, the
 // Initialized/ContainersReady/Ready/PodScheduled conditions True and a

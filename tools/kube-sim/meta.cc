@@ -84,6 +84,15 @@ bool IsPodDeleting(const json& pod) {
 
 bool IsPodActive(const json& pod) { return !IsPodTerminal(pod) && !IsPodDeleting(pod); }
 
+bool IsNodeReady(const json& node) {
+  const json* conds = Find(node, {"status", "conditions"});
+  if (conds == nullptr || !conds->is_array()) return true;  // no kubelet report: assume Ready
+  for (const auto& c : *conds) {
+    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  }
+  return true;
+}
+
 std::string Rfc3339(TimePoint t) {
   std::time_t tt = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};

@@ -40,6 +40,9 @@ bool IsPodTerminal(const json& pod);              // Succeeded or Failed
 bool IsPodDeleting(const json& pod);              // metadata.deletionTimestamp set
 bool IsPodActive(const json& pod);                // not terminal, not deleting
 
+// Nodes.
+bool IsNodeReady(const json& node);               // Ready condition True (no conditions: Ready)
+
 // RFC 3339 UTC with second precision ("2024-05-01T10:00:00Z").
 std::string Rfc3339(TimePoint t);
 // The inverse of Rfc3339 (a "Z" time with second precision); nullopt when

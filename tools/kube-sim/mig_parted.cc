@@ -153,9 +153,9 @@ Outcome<bool> ValidateGpuLayout(const mig::GpuModel& model, const std::map<std::
   return place_error(instances);
 }
 
-Outcome<NodeMigResult> ApplyMigConfig(const std::vector<MigConfigEntry>& entries, int gpu_count,
-                                      const NodeGpu& gpu_info) {
-  NodeMigResult r;
+Outcome<std::vector<GpuMigTarget>> PlanMigConfig(const std::vector<MigConfigEntry>& entries, int gpu_count,
+                                                  const NodeGpu& gpu_info) {
+  std::vector<GpuMigTarget> out(static_cast<size_t>(std::max(0, gpu_count)));
   for (int gpu = 0; gpu < gpu_count; ++gpu) {
     const MigConfigEntry* chosen = nullptr;
     for (const auto& e : entries) {
@@ -163,10 +163,7 @@ Outcome<NodeMigResult> ApplyMigConfig(const std::vector<MigConfigEntry>& entries
       if (selected && !e.device_filter.empty()) selected = FilterSelects(e.device_filter, gpu_info.model);
       if (selected) chosen = &e;  // later entries win, as mig-parted applies them in order
     }
-    if (chosen == nullptr || !chosen->mig_enabled) {
-      ++r.full_gpus;
-      continue;
-    }
+    if (chosen == nullptr || !chosen->mig_enabled) continue;
     const std::string at = "GPU " + std::to_string(gpu);
     if (gpu_info.model == nullptr) {
       return ApiError::BadRequest(at + ": GPU model \"" + gpu_info.product + "\" is not in the MIG catalog");
@@ -176,8 +173,11 @@ Outcome<NodeMigResult> ApplyMigConfig(const std::vector<MigConfigEntry>& entries
     }
     auto ok = ValidateGpuLayout(*gpu_info.model, chosen->mig_devices);
     if (!ok.ok()) return ApiError::BadRequest(at + " (" + gpu_info.model->id + "): " + ok.error().message);
-    ++r.mig_gpus;
-    for (const auto& [name, n] : chosen->mig_devices) r.devices[name] += n;
+    GpuMigTarget& t = out[static_cast<size_t>(gpu)];
+    t.mig_enabled = true;
+    for (const auto& [name, n] : chosen->mig_devices) {
+      if (n > 0) t.devices[name] = n;
+    }
   }
   for (const auto& e : entries) {
     for (int idx : e.devices) {
@@ -186,6 +186,22 @@ Outcome<NodeMigResult> ApplyMigConfig(const std::vector<MigConfigEntry>& entries
                                     std::to_string(gpu_count) + " GPUs)");
       }
     }
+  }
+  return out;
+}
+
+Outcome<NodeMigResult> ApplyMigConfig(const std::vector<MigConfigEntry>& entries, int gpu_count,
+                                      const NodeGpu& gpu_info) {
+  auto plan = PlanMigConfig(entries, gpu_count, gpu_info);
+  if (!plan.ok()) return plan.error();
+  NodeMigResult r;
+  for (const auto& t : plan.value()) {
+    if (!t.mig_enabled) {
+      ++r.full_gpus;
+      continue;
+    }
+    ++r.mig_gpus;
+    for (const auto& [name, n] : t.devices) r.devices[name] += n;
   }
   return r;
 }

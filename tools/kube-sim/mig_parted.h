@@ -72,6 +72,20 @@ struct NodeMigResult {
   std::map<std::string, int64_t> devices;  // profile -> instances on the node
 };
 
+// What a config asks of one GPU: MIG mode and, when enabled, its instances
+// ({profile: count}, no zero counts).
+struct GpuMigTarget {
+  bool mig_enabled = false;
+  std::map<std::string, int> devices;
+  bool operator==(const GpuMigTarget& o) const { return mig_enabled == o.mig_enabled && devices == o.devices; }
+};
+
+// The per-GPU targets of a config's entries on a node with `gpu_count`
+// GPUs (index = GPU index).  GPUs no entry selects keep MIG disabled.
+// Errors as ApplyMigConfig.
+Outcome<std::vector<GpuMigTarget>> PlanMigConfig(const std::vector<MigConfigEntry>& entries, int gpu_count,
+                                                  const NodeGpu& gpu);
+
 // Applies a config's entries to a node with `gpu_count` GPUs.  GPUs no
 // entry selects keep MIG disabled.  Errors name the GPU index and, for an
 // invalid layout, the catalog model.

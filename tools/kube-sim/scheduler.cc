@@ -19,19 +19,10 @@ struct NodeUsage {
   int64_t pods = 0;
 };
 
-bool NodeReady(const json& node) {
-  const json* conds = Find(node, {"status", "conditions"});
-  if (conds == nullptr || !conds->is_array()) return true;  // no kubelet report: assume Ready
-  for (const auto& c : *conds) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
-  }
-  return true;
-}
-
 // Empty when the node fits, else the reason as the scheduler words it.
 std::string Misfit(const json& pod, const json& node, const ResourceList& alloc, const ResourceList& req,
                    const NodeUsage& use, bool check_cpu_memory) {
-  if (!NodeReady(node)) return "node(s) had untolerated taint {node.kubernetes.io/not-ready: }";
+  if (!IsNodeReady(node)) return "node(s) had untolerated taint {node.kubernetes.io/not-ready: }";
   if (const json* u = Find(node, {"spec", "unschedulable"}); u != nullptr && u->is_boolean() && u->get<bool>()) {
     json t = {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}};
     if (!ToleratesTaint(pod, t)) return "node(s) were unschedulable";

@@ -18,6 +18,9 @@ bool Take(const json& j, const char* key, T* out, std::string* err) {
   } else if constexpr (std::is_same_v<T, bool>) {
     if (!it->is_boolean()) return *err = std::string(key) + ": must be true or false", false;
     *out = it->get<bool>();
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!it->is_number() || it->get<double>() <= 0) return *err = std::string(key) + ": must be a positive number", false;
+    *out = it->get<double>();
   } else {
     if (!it->is_number_integer() || it->get<int64_t>() < 0) {
       return *err = std::string(key) + ": must be a non-negative integer", false;
@@ -35,7 +38,8 @@ Outcome<Settings> Settings::Merge(const json& j) const {
                                 "devicePluginDelayMs", "operatorNamespace", "migConfigMap",
                                 "devicePluginConfigMap", "tickMs", "historyLimit",
                                 "watchMaxSeconds", "bookmarkIntervalMs", "serverVersion",
-                                "schedulerChecksCpuMemory", "podShutdownMs"};
+                                "schedulerChecksCpuMemory", "podShutdownMs", "timeScale", "configMapSyncDelayMs",
+                                "devicePluginMissingConfig", "migManagerWithReboot", "nodeRebootDelayMs"};
   for (const auto& [k, v] : j.items()) {
     (void)v;
     bool known = false;
@@ -55,7 +59,12 @@ Outcome<Settings> Settings::Merge(const json& j) const {
             Take(j, "watchMaxSeconds", &s.watch_max_seconds, &err) &&
             Take(j, "bookmarkIntervalMs", &s.bookmark_interval_ms, &err) &&
             Take(j, "serverVersion", &s.server_version, &err) &&
-            Take(j, "schedulerChecksCpuMemory", &s.scheduler_checks_cpu_memory, &err);
+            Take(j, "schedulerChecksCpuMemory", &s.scheduler_checks_cpu_memory, &err) &&
+            Take(j, "timeScale", &s.time_scale, &err) &&
+            Take(j, "configMapSyncDelayMs", &s.config_map_sync_delay_ms, &err) &&
+            Take(j, "devicePluginMissingConfig", &s.device_plugin_missing_config, &err) &&
+            Take(j, "migManagerWithReboot", &s.mig_manager_with_reboot, &err) &&
+            Take(j, "nodeRebootDelayMs", &s.node_reboot_delay_ms, &err);
   if (ok && j.contains("podShutdownMs") && j["podShutdownMs"].is_null()) {
     s.pod_shutdown_ms = -1;  // back to "the whole grace period"
   } else if (ok) {
@@ -64,6 +73,10 @@ Outcome<Settings> Settings::Merge(const json& j) const {
   if (!ok) return ApiError::BadRequest("settings: " + err);
   if (s.tick_ms < 10) return ApiError::BadRequest("settings: tickMs: must be at least 10");
   if (s.history_limit < 1) return ApiError::BadRequest("settings: historyLimit: must be at least 1");
+  if (s.time_scale > 1e6) return ApiError::BadRequest("settings: timeScale: must be at most 1000000");
+  if (s.device_plugin_missing_config != "crash" && s.device_plugin_missing_config != "skip") {
+    return ApiError::BadRequest("settings: devicePluginMissingConfig: must be \"crash\" or \"skip\"");
+  }
   if (s.server_version.size() < 4 || s.server_version[0] != 'v') {
     return ApiError::BadRequest("settings: serverVersion: must look like v1.32.0");
   }
@@ -84,7 +97,12 @@ json Settings::ToJson() const {
           {"bookmarkIntervalMs", bookmark_interval_ms},
           {"serverVersion", server_version},
           {"schedulerChecksCpuMemory", scheduler_checks_cpu_memory},
-          {"podShutdownMs", pod_shutdown_ms < 0 ? json(nullptr) : json(pod_shutdown_ms)}};
+          {"podShutdownMs", pod_shutdown_ms < 0 ? json(nullptr) : json(pod_shutdown_ms)},
+          {"timeScale", time_scale},
+          {"configMapSyncDelayMs", config_map_sync_delay_ms},
+          {"devicePluginMissingConfig", device_plugin_missing_config},
+          {"migManagerWithReboot", mig_manager_with_reboot},
+          {"nodeRebootDelayMs", node_reboot_delay_ms}};
 }
 
 Outcome<json> ReadJsonArg(const std::string& arg, const std::string& flag) {

@@ -32,6 +32,14 @@ struct Settings {
   // default) means the whole grace period, as a container that ignores
   // SIGTERM would take.
   int64_t pod_shutdown_ms = -1;
+  // Simulated time runs time_scale times faster than real time (> 0).  Every
+  // delay above and below is simulated time; watch timeouts, bookmarks and
+  // tick_ms are real time.
+  double time_scale = 1;
+  int64_t config_map_sync_delay_ms = 60000;  // a ConfigMap edit reaches the node's mounted file
+  std::string device_plugin_missing_config = "crash";  // "crash" | "skip": label names a missing config
+  bool mig_manager_with_reboot = false;      // WITH_REBOOT: a failed MIG mode change reboots the node
+  int64_t node_reboot_delay_ms = 120000;     // NotReady while rebooting
 
   // Applies the keys present in `j` on top of *this.
   Outcome<Settings> Merge(const json& j) const;

@@ -7,11 +7,15 @@
 #include <iostream>
 #include <sstream>
 
+#include "daemonset_controller.h"
 #include "deployment_controller.h"
+#include "device_manager.h"
+#include "device_plugin.h"
 #include "disruption_controller.h"
 #include "gpu_operator.h"
 #include "kubelet.h"
 #include "pod_terminator.h"
+#include "mig_manager.h"
 #include "replicaset_controller.h"
 #include "resources.h"
 #include "scheduler.h"
@@ -23,14 +27,21 @@ namespace kubeon::kubesim {
 Simulator::Simulator(Settings settings, Clock clock)
     : settings_(std::move(settings)),
       clock_(clock ? std::move(clock) : Clock([] { return std::chrono::system_clock::now(); })) {
-  store_ = std::make_unique<Store>(static_cast<size_t>(settings_.history_limit), clock_, settings_.seed);
+  anchor_real_ = anchor_sim_ = clock_();
+  scale_ = settings_.time_scale;
+  store_ = std::make_unique<Store>(static_cast<size_t>(settings_.history_limit), [this] { return Now(); },
+                                   settings_.seed);
   controllers_.push_back(std::make_unique<DeploymentController>());
   controllers_.push_back(std::make_unique<ReplicaSetController>());
   controllers_.push_back(std::make_unique<StatefulSetController>());
+  controllers_.push_back(std::make_unique<GpuOperator>());
+  controllers_.push_back(std::make_unique<DaemonSetController>());
   controllers_.push_back(std::make_unique<Scheduler>());
+  controllers_.push_back(std::make_unique<DeviceManager>());
   controllers_.push_back(std::make_unique<Kubelet>());
   controllers_.push_back(std::make_unique<PodTerminator>());
-  controllers_.push_back(std::make_unique<GpuOperator>());
+  controllers_.push_back(std::make_unique<MigManager>());
+  controllers_.push_back(std::make_unique<DevicePlugin>());
   controllers_.push_back(std::make_unique<DisruptionController>());
   seen_.assign(controllers_.size(), ~0ULL);
 }
@@ -41,7 +52,37 @@ Outcome<bool> Simulator::UpdateSettings(const json& patch) {
   auto s = settings_.Merge(patch);
   if (!s.ok()) return s.error();
   settings_ = s.value();
+  std::lock_guard<std::mutex> lock(clock_mu_);
+  if (scale_ != settings_.time_scale) {  // re-anchor so that time does not jump
+    TimePoint real = clock_();
+    anchor_sim_ += std::chrono::duration_cast<TimePoint::duration>((real - anchor_real_) * scale_);
+    anchor_real_ = real;
+    scale_ = settings_.time_scale;
+  }
   return true;
+}
+
+TimePoint Simulator::Now() const {
+  std::lock_guard<std::mutex> lock(clock_mu_);
+  return anchor_sim_ + std::chrono::duration_cast<TimePoint::duration>((clock_() - anchor_real_) * scale_);
+}
+
+void Simulator::AdvanceClock(std::chrono::milliseconds d) {
+  {
+    std::lock_guard<std::mutex> lock(clock_mu_);
+    anchor_sim_ += d;
+    advanced_ += d;
+  }
+  AfterWrite();
+}
+
+json Simulator::ClockState() const {
+  TimePoint now = Now();
+  std::lock_guard<std::mutex> lock(clock_mu_);
+  return {{"now", Rfc3339(now)},
+          {"unixMillis", std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count()},
+          {"timeScale", scale_},
+          {"advancedSeconds", static_cast<double>(advanced_.count()) / 1000.0}};
 }
 
 Outcome<size_t> Simulator::LoadSnapshot(const json& list, const std::string& source) {
@@ -71,6 +112,10 @@ Outcome<bool> Simulator::UsePersistence(const std::string& dir) {
   if (state.is_discarded()) return ApiError::BadRequest(path + ": invalid JSON");
   auto loaded = LoadState(*store_, state, path);
   if (!loaded.ok()) return loaded.error();
+  if (const json* g = Find(state, {"kubeSim", "nodeGpus"}); g != nullptr) {
+    auto ok = gpus_.FromJson(*g);
+    if (!ok.ok()) return ApiError::BadRequest(path + ": " + ok.error().message);
+  }
   EnsureNamespaces(*store_, {"default", "kube-system", "kube-public", "kube-node-lease", settings_.operator_namespace});
   Reconcile();
   store_->Compact();
@@ -85,7 +130,7 @@ uint64_t Simulator::InputSignature(const Controller& c) const {
 }
 
 void Simulator::Reconcile() {
-  ControllerContext ctx{*store_, settings_, faults_, clock_()};
+  ControllerContext ctx{*store_, settings_, faults_, Now(), gpus_, logs_};
   for (int pass = 0; pass < 20; ++pass) {
     bool wrote = false;
     for (size_t i = 0; i < controllers_.size(); ++i) {
@@ -114,7 +159,9 @@ void Simulator::AfterWrite() {
 
 void Simulator::Persist() {
   if (state_dir_.empty() || store_->WriteCount() == persisted_writes_) return;
-  auto ok = WriteFileAtomic(state_dir_ + "/state.json", DumpState(*store_).dump());
+  json state = DumpState(*store_);
+  state["kubeSim"] = {{"nodeGpus", gpus_.ToJson()}};
+  auto ok = WriteFileAtomic(state_dir_ + "/state.json", state.dump());
   if (!ok.ok()) {
     std::cerr << "kube-sim: persisting state: " << ok.error().message << std::endl;
     return;

@@ -3,7 +3,8 @@
 //
 // Every API request takes mutex(), does its reads/writes and, after a
 // write, calls AfterWrite(): the controllers run (deployment, replicaset,
-// statefulset, scheduler, kubelet, pod-terminator, gpu-operator, disruption, in that order)
+// statefulset, gpu-operator, daemonset, scheduler, device-manager, kubelet,
+// pod-terminator, mig-manager, device-plugin, disruption, in that order)
 // until none writes (at most 20 passes), then the store is persisted when a
 // state directory is set.  A controller whose input types (Inputs()) saw no
 // write since the start of its last run, and that does not wait on the
@@ -12,6 +13,16 @@
 // settings.tick_ms when something changed or a controller waits on the
 // clock, so delayed steps (pod startup, MIG reconfiguration) happen without
 // requests.
+//
+// Time: Now() is simulated time, which every controller sees (ctx.now)
+// and stamps on objects.  It runs settings.time_scale times faster than
+// the real clock and jumps forward on AdvanceClock() (POST /sim/clock);
+// with time_scale 1 and no jump it is the real clock.  The ticker period,
+// watch timeouts and bookmarks stay in real time.
+//
+// Besides the store, the simulator keeps the nodes' GPUs and the devices
+// pods hold (NodeGpus, persisted with the store under the state file's
+// "kubeSim" key) and container logs (PodLogs, not persisted).
 //
 // Invariant: controllers only ever run with mutex() held.
 #pragma once
@@ -27,6 +38,8 @@
 
 #include "controller.h"
 #include "faults.h"
+#include "node_gpus.h"
+#include "pod_logs.h"
 #include "settings.h"
 #include "store.h"
 
@@ -56,7 +69,14 @@ class Simulator {
   Outcome<bool> UsePersistence(const std::string& dir);
   void AfterWrite();
   void Reconcile();
-  TimePoint Now() const { return clock_(); }
+  // Simulated time; thread-safe (no mutex() needed).
+  TimePoint Now() const;
+  // Moves simulated time forward by `d` and runs the controllers.
+  void AdvanceClock(std::chrono::milliseconds d);
+  // The GET /sim/clock document: now, unixMillis, timeScale, advancedMs.
+  json ClockState() const;
+  NodeGpus& gpus() { return gpus_; }
+  PodLogs& logs() { return logs_; }
   json State() const;
 
   // Logs each controller run and its duration to stderr.
@@ -73,6 +93,12 @@ class Simulator {
   std::mutex mu_;
   Settings settings_;
   Clock clock_;
+  mutable std::mutex clock_mu_;  // guards the three below
+  TimePoint anchor_real_, anchor_sim_;  // Now() = anchor_sim_ + (clock_() - anchor_real_) * scale_
+  double scale_ = 1;
+  std::chrono::milliseconds advanced_{0};
+  NodeGpus gpus_;
+  PodLogs logs_;
   Faults faults_;
   std::unique_ptr<Store> store_;
   std::vector<std::unique_ptr<Controller>> controllers_;

@@ -92,7 +92,8 @@ void SynthesizeDaemonSets(Store& store) {
     tmpl["spec"].erase("nodeName");
     json ds = {{"apiVersion", "apps/v1"},
                {"kind", "DaemonSet"},
-               {"metadata", {{"name", name}, {"namespace", ns}, {"uid", ref->value("uid", "")}, {"labels", labels}}},
+               {"metadata", {{"name", name}, {"namespace", ns}, {"uid", ref->value("uid", "")}, {"labels", labels},
+                             {"annotations", {{"kube-sim.kubeon.io/synthesized", "true"}}}}},
                {"spec", {{"selector", {{"matchLabels", labels}}}, {"template", tmpl}}},
                {"status", {{"currentNumberScheduled", scheduled}, {"desiredNumberScheduled", scheduled},
                            {"updatedNumberScheduled", scheduled}, {"numberReady", ready},

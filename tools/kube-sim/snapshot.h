@@ -6,7 +6,9 @@
 // object uses exists as a Namespace (plus default, kube-system, kube-public,
 // kube-node-lease and the GPU operator's), and a DaemonSet is synthesised
 // for pods whose controlling DaemonSet is missing (the snapshot command does
-// not list DaemonSets, but kubectl drain looks them up).
+// not list DaemonSets, but kubectl drain looks them up), annotated
+// kube-sim.kubeon.io/synthesized=true: its real node selection is unknown,
+// so the DaemonSet controller leaves its pods alone (daemonset_controller.h).
 //
 // The state file is the same List shape with metadata.resourceVersion set to
 // the global version; objects keep their own versions when reloaded.  It

@@ -1,0 +1,76 @@
+// Tests for the Simulator's simulated clock and for what --state-dir keeps
+// besides the store (the devices pods hold).
+#include "sim.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "test_util.h"
+
+namespace kubeon::kubesim {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(SimClockTest, ScaledAndAdvanced) {
+  TimePoint real(std::chrono::seconds(1000000));
+  Settings s;
+  s.time_scale = 100;
+  Simulator sim(s, [&] { return real; });
+  const TimePoint start = sim.Now();
+  EXPECT_EQ(start, real);
+  real += 1s;
+  EXPECT_EQ(sim.Now() - start, 100s);
+  {
+    std::lock_guard<std::mutex> lock(sim.mutex());
+    sim.AdvanceClock(3600s);
+    EXPECT_EQ(sim.ClockState()["advancedSeconds"], 3600.0);
+    // A new scale continues from the current simulated time.
+    ASSERT_TRUE(sim.UpdateSettings(json::parse(R"({"timeScale": 1})")).ok());
+  }
+  EXPECT_EQ(sim.Now() - start, 3700s);
+  real += 1s;
+  EXPECT_EQ(sim.Now() - start, 3701s);
+  std::lock_guard<std::mutex> lock(sim.mutex());
+  EXPECT_FALSE(sim.UpdateSettings(json::parse(R"({"timeScale": 0})")).ok());
+  EXPECT_FALSE(sim.UpdateSettings(json::parse(R"({"devicePluginMissingConfig": "ignore"})")).ok());
+}
+
+TEST(SimClockTest, ObjectsAreStampedWithSimulatedTime) {
+  TimePoint real(std::chrono::seconds(1714521600));
+  Simulator sim(Settings(), [&] { return real; });
+  std::lock_guard<std::mutex> lock(sim.mutex());
+  sim.AdvanceClock(std::chrono::hours(24));
+  auto created = sim.store().Create(kNamespaces, {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "x"}}}});
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ(Str(created.value(), {"metadata", "creationTimestamp"}), "2024-05-02T00:00:00Z");
+}
+
+TEST(SimStateTest, DeviceAssignmentsSurviveARestart) {
+  char tmpl[] = "/tmp/kubesim-state-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  json before;
+  {
+    Simulator sim{Settings()};
+    std::lock_guard<std::mutex> lock(sim.mutex());
+    ASSERT_TRUE(sim.UsePersistence(dir).ok());
+    ASSERT_TRUE(sim.LoadSnapshot(testing::TestdataJson("small.json"), "small.json").ok());
+    before = sim.gpus().View();
+    ASSERT_EQ(before["nodes"]["gpu-b"]["gpus"][0]["pods"], json::array({"serving/infer-0"}));
+  }
+  {
+    Simulator sim{Settings()};
+    std::lock_guard<std::mutex> lock(sim.mutex());
+    auto loaded = sim.UsePersistence(dir);
+    ASSERT_TRUE(loaded.ok());
+    EXPECT_TRUE(loaded.value());
+    EXPECT_EQ(sim.gpus().View(), before);
+  }
+  unlink((dir + "/state.json").c_str());
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace kubeon::kubesim

@@ -360,28 +360,35 @@ class Planner {
   // staying pod could be disrupted, only to tell what safety costs
   // (summary.safety_cost_*); the safe plan is the one kept.
   void PlanPool(const std::string& pool) {
+    // The pool's workloads as decided, before any revert for lack of room.
+    std::vector<std::pair<size_t, WorkState>> decided;
+    for (size_t wi = 0; wi < works_.size(); ++wi) {
+      if (works_[wi].pool == pool) decided.push_back({wi, works_[wi]});
+    }
     RunPool(pool, policy_.staying_pods);
     bool vetoed = false;
     for (const auto& n : nodes_) vetoed = vetoed || (n.model && n.model->id == pool && !n.veto.empty());
     if (vetoed && policy_.staying_pods != policy::StayingPods::kAny) {
       const PoolValue safe = ValueOf(pool);
-      // Keep the safe result aside, plan without the restriction, measure, restore.
-      std::vector<std::pair<size_t, WorkState>> saved_works;
-      for (size_t wi = 0; wi < works_.size(); ++wi) {
-        if (works_[wi].pool == pool) saved_works.push_back({wi, works_[wi]});
+      // Keep the safe result aside, plan the same decisions without the
+      // restriction, measure, restore.
+      std::vector<std::pair<size_t, WorkState>> safe_works;
+      for (const auto& [wi, w] : decided) {
+        safe_works.push_back({wi, works_[wi]});
+        works_[wi] = w;
       }
-      std::vector<std::pair<size_t, NodeState>> saved_nodes;
+      std::vector<std::pair<size_t, NodeState>> safe_nodes;
       for (size_t ni = 0; ni < nodes_.size(); ++ni) {
-        if (nodes_[ni].model && nodes_[ni].model->id == pool) saved_nodes.push_back({ni, nodes_[ni]});
+        if (nodes_[ni].model && nodes_[ni].model->id == pool) safe_nodes.push_back({ni, nodes_[ni]});
       }
-      PoolResult saved_result = pools_[pool];
-      auto saved_names = mig_names_[pool];
+      PoolResult safe_result = pools_[pool];
+      auto safe_names = mig_names_[pool];
       RunPool(pool, policy::StayingPods::kAny);
       const PoolValue unsafe = ValueOf(pool);
-      for (auto& [wi, w] : saved_works) works_[wi] = std::move(w);
-      for (auto& [ni, n] : saved_nodes) nodes_[ni] = std::move(n);
-      pools_[pool] = std::move(saved_result);
-      mig_names_[pool] = std::move(saved_names);
+      for (auto& [wi, w] : safe_works) works_[wi] = std::move(w);
+      for (auto& [ni, n] : safe_nodes) nodes_[ni] = std::move(n);
+      pools_[pool] = std::move(safe_result);
+      mig_names_[pool] = std::move(safe_names);
       if (unsafe.hourly_usd > safe.hourly_usd + 1e-9 || unsafe.gpus_after < safe.gpus_after) {
         plan_.summary.safety_cost_gpus += std::max(0, safe.gpus_after - unsafe.gpus_after);
         plan_.summary.safety_cost_monthly_usd += std::max(0.0, unsafe.hourly_usd - safe.hourly_usd) * kHoursPerMonth;

@@ -383,6 +383,26 @@ TEST(Planner, BusyStayingPodKeepsMigOffItsNodeAndTheCostIsStated) {
   EXPECT_NEAR(p.summary.safety_cost_monthly_usd, (10.0 - 2.5) * 730, 0.01);
 }
 
+TEST(Planner, NoSafeRoomKeepsWorkloadsWholeAndCountsTheGpusNotFreed) {
+  // The only MIG-capable node keeps a busy pod: the small pods cannot move
+  // safely, and the plan says so and what it costs.
+  Fixture f;
+  f.AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 4, 40960);
+  f.AddDeployment("prod", "big", {"a100-1"}, 1);
+  f.AddUsage("prod", "big", 1, 39000, 0.9);
+  f.AddDeployment("prod", "small", {"a100-1"}, 3);
+  f.AddUsage("prod", "small", 3, 1000, 0.05);
+  Plan p = f.Run();
+  CheckInvariants(p);
+  EXPECT_EQ(Find(p, "prod/small").decision, Decision::kUnchanged);
+  EXPECT_NE(Find(p, "prod/small").reason.find("stayingPods: Restartable"), std::string::npos)
+      << Find(p, "prod/small").reason;
+  EXPECT_EQ(p.summary.gpus_after, 4);
+  // Disrupting the busy pod would leave 2 GPUs held (it, and one MIG GPU for the three).
+  EXPECT_EQ(p.summary.safety_cost_gpus, 2);
+  EXPECT_NEAR(p.summary.safety_cost_monthly_usd, 2 * 10.0 / 4 * 730, 0.01);
+}
+
 TEST(Planner, StayingPodsAnyAllowsDisruptingBusyPods) {
   StayingFixture f(0.9);
   f.policy.staying_pods = policy::StayingPods::kAny;

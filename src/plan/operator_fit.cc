@@ -42,12 +42,12 @@ std::vector<std::string> FitWarnings(const Plan& plan, const model::Cluster& clu
   std::vector<std::string> out;
   if (!mig && !shared) return out;
   if (!cluster.gpu_operator) {
-    out.push_back(
-        "the snapshot has no GPU Operator ClusterPolicy (nvidia.com/v1), so its fit is unchecked: it must run with "
-        "mig.strategy mixed" +
-        std::string(mig ? ", migManager.config.name " + options.mig_configmap_name : "") +
-        (shared ? ", devicePlugin.config.name " + options.device_plugin_configmap_name : "") +
-        " (plan --from-cluster reads it)");
+    std::string needs;
+    if (mig) needs = "mig.strategy mixed, migManager.config.name " + options.mig_configmap_name;
+    if (shared) needs += (needs.empty() ? "" : ", ") + std::string("devicePlugin.config.name ") +
+                         options.device_plugin_configmap_name;
+    out.push_back("the snapshot has no GPU Operator ClusterPolicy (nvidia.com/v1), so its fit is unchecked: it must "
+                  "run with " + needs + " (plan --from-cluster reads it)");
     return out;
   }
   const model::GpuOperatorPolicy& cp = *cluster.gpu_operator;

@@ -82,6 +82,10 @@ TEST(OperatorFit, MissingClusterPolicyIsSaid) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("no GPU Operator ClusterPolicy"), std::string::npos);
   EXPECT_NE(w[0].find("migManager.config.name kubeon-mig-parted-config"), std::string::npos);
+  const auto ts = FitWarnings(PlanWith("time-slicing"), c, PlannerOptions{});
+  ASSERT_EQ(ts.size(), 1u);
+  EXPECT_EQ(ts[0].find("mig.strategy"), std::string::npos) << ts[0];
+  EXPECT_NE(ts[0].find("devicePlugin.config.name kubeon-device-plugin-config"), std::string::npos);
 }
 
 TEST(OperatorFit, EachMismatchIsAWarning) {

@@ -474,6 +474,9 @@ TEST(ReadPrometheusHistoryTest, MapsAnswersOntoPodUsage) {
       rows = R"({"metric":{"namespace":"prod","pod":"a"},"value":[0,"3000.2"]},)"
              R"({"metric":{)" + exported + R"(},"value":[0,"8000"]},)"
              R"({"metric":{"namespace":"prod","pod":"c"},"value":[0,"NaN"]})";
+    } else if (q.rfind("count by", 0) == 0 && q.find("sum_over_time") != std::string::npos) {
+      // Series holding NaN/Inf/negative samples: two of the exported pod's.
+      rows = R"({"metric":{)" + exported + R"(},"value":[0,"2"]})";
     } else if (q.find("quantile_over_time(0.99, DCGM_FI_PROF_GR_ENGINE_ACTIVE") != std::string::npos) {
       rows = R"({"metric":{"namespace":"prod","pod":"a"},"value":[0,"0.0731"]})";
     } else if (q.find("quantile_over_time(0.99, DCGM_FI_DEV_GPU_UTIL") != std::string::npos) {
@@ -523,6 +526,8 @@ TEST(ReadPrometheusHistoryTest, MapsAnswersOntoPodUsage) {
   EXPECT_EQ(nb.container, "nb");
   EXPECT_EQ(nb.hostname, "n1");
   EXPECT_EQ(nb.gpus, (std::set<std::string>{"n1/2/GI3"}));
+  EXPECT_EQ(nb.bad_samples, 2u);  // two series with NaN, Inf or negative samples
+  EXPECT_EQ(a.bad_samples, 0u);
 
   // No FB_USED span: the span comes from GR_ENGINE_ACTIVE; NaN is a bad sample.
   const PodUsage& c = h->pods.at(PodKey{"prod", "c"});
@@ -540,8 +545,8 @@ TEST(ReadPrometheusHistoryTest, MapsAnswersOntoPodUsage) {
   EXPECT_EQ(h->stats.metrics_seen,
             (std::set<std::string>{"DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE"}));
   EXPECT_EQ(h->source, server.url());
-  // count, memory, 2 compute, first+last of FB_USED, first+last of GR for pod c.
-  EXPECT_EQ(stats.queries, 8u);
+  // count, memory, 2 compute, bad series, first+last of FB_USED, first+last of GR for pod c.
+  EXPECT_EQ(stats.queries, 9u);
   EXPECT_EQ(stats.refused_queries, 0u);
 }
 

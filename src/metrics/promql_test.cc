@@ -59,6 +59,19 @@ TEST(PromqlTest, SampleCountKeepsTheThreeMetricsApartUntilTheSum) {
             "label_replace(count_over_time(DCGM_FI_DEV_GPU_UTIL[1m]), \"kubeon_metric\", \"util\", \"\", \"\"))");
 }
 
+TEST(PromqlTest, BadSeriesCountFindsNaNInfAndNegativeSamplesOfEachMetric) {
+  const std::string sum = "sum_over_time(DCGM_FI_DEV_FB_USED{x=\"y\"}[1h])";
+  EXPECT_EQ(BadSeriesCount("x=\"y\"", 3600000).substr(0, 200),
+            ("count by (namespace, pod, exported_namespace, exported_pod) (label_replace((" + sum + " != " + sum +
+             ") or (abs(" + sum + ") == Inf) or (min_over_time(DCGM_FI_DEV_FB_USED{x=\"y\"}[1h]) < 0), "
+             "\"kubeon_metric\", \"fb\", \"\", \"\")")
+                .substr(0, 200));
+  const std::string q = BadSeriesCount("", 60000);
+  for (const char* m : {"DCGM_FI_DEV_FB_USED", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_DEV_GPU_UTIL"}) {
+    EXPECT_NE(q.find(std::string("sum_over_time(") + m + "[1m]) != sum_over_time(" + m + "[1m])"), std::string::npos) << m;
+  }
+}
+
 TEST(PromqlTest, TimestampSubqueriesKeepEverySeriesLabel) {
   const std::string labels =
       "namespace, pod, container, exported_namespace, exported_pod, exported_container, Hostname, hostname, "

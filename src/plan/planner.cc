@@ -776,7 +776,6 @@ class Planner {
       }
       if (!n.target) {
         np.method = "none";
-        np.gpus_after = n.before;
         np.isolation = "unchanged";
         for (const auto& w : n.pinned_workloads) {
           GpuAfter g;
@@ -836,8 +835,8 @@ class Planner {
           g.workloads.push_back(w);
           np.gpus.push_back(std::move(g));
         }
-        np.gpus_after = GpusAfter(n, pr);
       }
+      np.gpus_after = GpusAfter(n, pr);
       np.freed = np.gpus_before > 0 && np.gpus_after == 0;
       if (np.gpus_before > np.gpus_after) {
         if (n.price && np.gpu_count > 0) {

@@ -114,6 +114,109 @@ struct Summary {
   double safety_cost_monthly_usd = 0;
 };
 
+// ---------------------------------------------------------------------------
+// The migration schedule: the order in which the executor carries the plan
+// out (schedule.h builds it; the checker in schedule_test.cc verifies it).
+//
+// Capacity model (written into the plan as data so a reviewer can check it):
+// free allocatable per node and resource name = allocatable - requests of the
+// pods bound there (Running or Pending, not terminating), less what pods
+// already Pending in the pool will take.  A pod may only count on nodes it may
+// use (nodeSelector, required node affinity, taints it does not tolerate,
+// cordoned nodes).  Pods pinned to a node (node affinity naming one node,
+// local volumes) stay out of the plan (Schedule::left_out).
+
+// Free allocatable of one resource on one node before step 1.
+struct CapacityEntry {
+  std::string node;
+  std::string resource;  // "nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "nvidia.com/gpu.shared"
+  int64_t allocatable = 0;
+  int64_t requested = 0;  // by pods bound to the node
+  int64_t free = 0;       // max(0, allocatable - requested)
+};
+
+// A GPU pod a step evicts to empty its nodes, and where it runs meanwhile.
+struct StepEviction {
+  std::string pod;       // "namespace/name"
+  std::string owner;     // "Deployment/name", "StatefulSet/name", "Pod/name"
+  std::string resource;  // what it requests, e.g. "nvidia.com/gpu"
+  int64_t count = 0;     // how many of `resource`
+  int64_t grace_period_seconds = 30;
+  // The node whose free `resource` the recreated pod is counted on while the
+  // step runs; "" when it waits Pending (then it is listed as disrupted).
+  std::string runs_meanwhile;
+  bool comes_back = true;  // its owner recreates it
+};
+
+// An owner the step patches onto slices; its own rollout carries the pods.
+struct StepOwnerMove {
+  model::WorkloadRef owner;  // Deployment | StatefulSet (| ReplicaSet without Deployment)
+  int replicas = 0;
+  std::string from_resource;  // "nvidia.com/gpu"
+  int64_t from_per_pod = 0;
+  std::string to_resource;  // "nvidia.com/mig-1g.10gb" | "nvidia.com/gpu.shared"
+  int64_t to_per_pod = 0;
+  // Rollout strategy as read: "RollingUpdate" | "Recreate" (Deployment),
+  // "RollingUpdate" | "OnDelete" (StatefulSet); surge/unavailable resolved
+  // against replicas with Kubernetes' rounding (surge up, unavailable down).
+  std::string strategy;
+  int max_surge = 0;
+  int max_unavailable = 0;
+  std::string pdb;                   // "namespace/name" selecting its pods, "" when none
+  int pdb_disruptions_allowed = -1;  // status.disruptionsAllowed, -1 without a PDB
+  bool pdb_ok = true;                // the rollout stays within the PDB's allowance
+  // "Argo CD" | "Flux" | "Helm" when a GitOps tool manages the owner ("" none):
+  // then the step prints patch_json for the owner's repository and does not
+  // patch unless the policy allows direct patches.
+  std::string gitops;
+  std::string patch_json;                 // strategic merge patch (as in Artifacts::workload_patches)
+  std::vector<std::string> target_nodes;  // nodes whose slices it lands on
+};
+
+// GPUs a step needs free when it starts, where they are, and why they are
+// free at that point (free before the migration, or freed by an earlier step).
+struct CapacityNeed {
+  std::string resource;
+  int64_t count = 0;
+  std::vector<std::string> nodes;
+  std::string why;
+};
+
+// One change a reviewer approves: empty these nodes, reconfigure them, then
+// move these owners.
+struct ScheduleStep {
+  int index = 0;             // 1-based position in the schedule
+  std::string id;            // short stable id: the first 8 hex digits of content_hash
+  std::string content_hash;  // SHA-256 (hex) of what is approved: nodes, layouts, owners, replicas
+  std::string gpu_model;     // the pool
+  std::string method;        // "mig" | "time-slicing"
+  std::vector<std::string> nodes;                     // emptied and reconfigured (<= max_nodes_per_pool)
+  std::map<std::string, model::Labels> labels_after;  // node -> labels the step sets
+  std::map<std::string, std::string> layout_before;   // node -> e.g. "8 whole GPUs (MIG off)"
+  std::map<std::string, std::string> layout_after;    // node -> e.g. "GPU0-3: 7x1g.10gb; GPU4-7: whole"
+  std::vector<StepEviction> evictions;
+  std::vector<StepOwnerMove> owners;
+  std::vector<DisruptedPod> disrupted;
+  std::vector<CapacityNeed> needs;
+  std::vector<std::string> nodes_freed;  // nodes left without GPU pods once the step ends
+  int gpus_freed = 0;
+  double monthly_savings_usd = 0;
+  std::string isolation;
+  std::vector<std::string> flags;  // why Auto must not take the step; empty = clean
+  int64_t estimated_seconds = 0;   // see schedule.h for the documented inputs
+};
+
+struct Schedule {
+  int max_nodes_per_pool = 1;  // policy spec.disruption.maxNodesPerPool
+  std::vector<CapacityEntry> capacity;
+  std::vector<ScheduleStep> steps;
+  // False when no order fits the cluster as it is: then steps is empty and
+  // spare_gpus_needed says how many whole GPUs of which model are missing.
+  bool feasible = true;
+  std::map<std::string, int> spare_gpus_needed;  // gpu model -> GPUs
+  std::vector<std::string> left_out;              // "ns/name: why" (pinned workloads, ...)
+};
+
 struct Plan {
   std::string policy_name;
   std::string policy_mode;
@@ -122,6 +225,7 @@ struct Plan {
   std::vector<WorkloadDecision> workloads;
   std::vector<NodePlan> nodes;
   Artifacts artifacts;
+  Schedule schedule;
   std::vector<std::string> warnings;
 };
 

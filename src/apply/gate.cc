@@ -1,9 +1,6 @@
 #include "apply/gate.h"
 
-#include <cstdio>
-#include <ctime>
-
-#include "metrics/sample_parse.h"
+#include "apply/rfc3339.h"
 
 namespace kubeon::apply {
 
@@ -17,22 +14,6 @@ const char* GateVerdictName(GateVerdict v) {
     case GateVerdict::kOutsideWindow: return "outside-window";
   }
   return "?";
-}
-
-std::string FormatTime(std::chrono::sys_seconds t) {
-  const std::time_t secs = static_cast<std::time_t>(t.time_since_epoch().count());
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::optional<std::chrono::sys_seconds> ParseTime(const std::string& text) {
-  int64_t ms = 0;
-  if (text.empty() || metrics::ParseRfc3339(text, &ms) != nullptr) return std::nullopt;
-  return std::chrono::floor<std::chrono::seconds>(std::chrono::sys_time<std::chrono::milliseconds>(
-      std::chrono::milliseconds(ms)));
 }
 
 GateDecision Decide(const plan::ScheduleStep& step, const std::optional<audit::ChangeRecord>& record,

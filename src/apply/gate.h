@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "apply/rfc3339.h"
 #include "audit/audit_store.h"
 #include "plan/plan.h"
 #include "policy/gpu_policy.h"
@@ -49,10 +50,5 @@ struct GateDecision {
 // recorded.  `mode` is the effective mode (policy, or --mode).
 GateDecision Decide(const plan::ScheduleStep& step, const std::optional<audit::ChangeRecord>& record,
                     policy::Mode mode, const std::optional<policy::Window>& window, std::chrono::sys_seconds now);
-
-// RFC 3339 UTC with seconds ("2026-12-03T12:00:00Z").
-std::string FormatTime(std::chrono::sys_seconds t);
-// Parses RFC 3339 (any offset); nullopt when malformed.
-std::optional<std::chrono::sys_seconds> ParseTime(const std::string& text);
 
 }  // namespace kubeon::apply

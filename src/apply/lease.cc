@@ -4,27 +4,14 @@
 
 #include <cctype>
 #include <cstdio>
-#include <ctime>
 #include <random>
 
-#include "metrics/sample_parse.h"
+#include "apply/rfc3339.h"
 
 namespace kubeon::apply {
 namespace {
 
 using SysClock = std::chrono::system_clock;
-
-// MicroTime: "2026-12-03T12:00:00.123456Z".
-std::string MicroTime(SysClock::time_point t) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(us / 1000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(us % 1000000));
-  return buf;
-}
 
 // The instant a Lease stops protecting its holder; nullopt when it never
 // says (no renewTime or duration): such a Lease counts as expired.
@@ -36,9 +23,9 @@ std::optional<SysClock::time_point> ExpiresAt(const nlohmann::json& lease) {
   if (renew == spec.end() || !renew->is_string() || duration == spec.end() || !duration->is_number_integer()) {
     return std::nullopt;
   }
-  int64_t ms = 0;
-  if (metrics::ParseRfc3339(renew->get<std::string>(), &ms) != nullptr) return std::nullopt;
-  return SysClock::time_point(std::chrono::milliseconds(ms)) + std::chrono::seconds(duration->get<int64_t>());
+  const auto renewed = ParseTimePoint(renew->get<std::string>());
+  if (!renewed) return std::nullopt;
+  return *renewed + std::chrono::seconds(duration->get<int64_t>());
 }
 
 std::string Holder(const nlohmann::json& lease) {
@@ -89,7 +76,7 @@ std::string PolicyLease::Path() const {
 std::string PolicyLease::Describe() const { return options_.namespace_ + "/" + LeaseName(options_.policy); }
 
 nlohmann::json PolicyLease::Spec(bool transition, const nlohmann::json& previous) const {
-  const std::string now = MicroTime(options_.now());
+  const std::string now = FormatMicroTime(options_.now());
   nlohmann::json spec = {{"holderIdentity", options_.holder},
                          {"leaseDurationSeconds", options_.duration.count()},
                          {"renewTime", now}};
@@ -183,7 +170,7 @@ Status PolicyLease::Release() {
   nlohmann::json lease = *current;
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;
-  lease["spec"]["renewTime"] = MicroTime(options_.now());
+  lease["spec"]["renewTime"] = FormatMicroTime(options_.now());
   kube::ApiResult<nlohmann::json> updated = client_.Update(Path(), lease);
   if (!updated.ok() && updated.error().http_status != 409) {
     return Status::Error("cannot release Lease " + Describe() + ": " + updated.error().ToString());

@@ -1,7 +1,9 @@
 // What the executor (src/apply/) needs from kube-sim, driven with the oldest
 // and newest supported kubectl (1.27, 1.33): coordination.k8s.io/v1 Leases
-// (`kubectl apply -f`, `kubectl get leases -A`).  A kubectl that is not
-// installed is skipped.
+// (`kubectl apply -f`, `kubectl get leases -A`) and the identity of each
+// kubeconfig kube-sim writes (`kubectl auth whoami -o json`: the admin
+// token, the admin client certificate, a `users` token and a `users` client
+// certificate).  A kubectl that is not installed is skipped.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -31,7 +33,20 @@ spec:
 
 class KubectlExecutorTest : public testing::KubectlSimTest<std::string> {
  protected:
-  void SetUp() override { StartSim(GetParam()); }
+  void SetUp() override {
+    StartSim(GetParam(), {"--client-cert-kubeconfig-out", "$DIR/cert.kubeconfig", "--user-kubeconfig-dir", "$DIR",
+                          "--settings", R"({"users": [{"name": "alice", "uid": "u-alice", "groups": ["reviewers"],
+                                                       "token": "alice-token"},
+                                                      {"name": "bob", "groups": ["reviewers", "ops"]}]})"});
+  }
+
+  // status.userInfo of `kubectl auth whoami -o json` with `kubeconfig`.
+  json WhoAmI(const std::string& kubeconfig) {
+    RunResult r = KubectlWith(kubeconfig, {"auth", "whoami", "-o", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json review = json::parse(r.out, nullptr, false);
+    return review.is_object() ? review["status"]["userInfo"] : json();
+  }
 
   std::string WriteFile(const std::string& name, const std::string& text) {
     std::string path = dir_ + "/" + name;
@@ -61,6 +76,17 @@ TEST_P(KubectlExecutorTest, Leases) {
   ASSERT_TRUE(lease.is_object()) << got.out;
   EXPECT_EQ(lease["spec"]["renewTime"], "2026-12-03T12:00:20.000001Z");
   EXPECT_EQ(lease["spec"]["leaseDurationSeconds"], 30);
+}
+
+TEST_P(KubectlExecutorTest, WhoAmI) {
+  EXPECT_EQ(WhoAmI(sim_->kubeconfig()),
+            json::parse(R"({"username": "kube-sim-admin", "groups": ["system:masters", "system:authenticated"]})"));
+  EXPECT_EQ(WhoAmI(dir_ + "/cert.kubeconfig"),
+            json::parse(R"({"username": "kube-sim-admin", "groups": ["system:masters", "system:authenticated"]})"));
+  EXPECT_EQ(WhoAmI(dir_ + "/alice.kubeconfig"),
+            json::parse(R"({"username": "alice", "uid": "u-alice", "groups": ["reviewers", "system:authenticated"]})"));
+  EXPECT_EQ(WhoAmI(dir_ + "/bob.kubeconfig"),
+            json::parse(R"({"username": "bob", "groups": ["reviewers", "ops", "system:authenticated"]})"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlExecutorTest, ::testing::Values("kubectl.1.27", "kubectl.1.33"),

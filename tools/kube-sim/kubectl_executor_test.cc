@@ -3,14 +3,17 @@
 // (`kubectl apply -f`, `kubectl get leases -A`) and the identity of each
 // kubeconfig kube-sim writes (`kubectl auth whoami -o json`: the admin
 // token, the admin client certificate, a `users` token and a `users` client
-// certificate).  A kubectl that is not installed is skipped.
+// certificate), and the uid of namespace kube-system (the cluster's
+// identity).  A kubectl that is not installed is skipped.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "sim.h"
 #include "test_kubectl.h"
+#include "test_util.h"
 
 namespace kubeon::kubesim {
 namespace {
@@ -87,6 +90,12 @@ TEST_P(KubectlExecutorTest, WhoAmI) {
             json::parse(R"({"username": "alice", "uid": "u-alice", "groups": ["reviewers", "system:authenticated"]})"));
   EXPECT_EQ(WhoAmI(dir_ + "/bob.kubeconfig"),
             json::parse(R"({"username": "bob", "groups": ["reviewers", "ops", "system:authenticated"]})"));
+}
+
+TEST_P(KubectlExecutorTest, KubeSystemUidIsTheClusterIdentity) {
+  RunResult r = Kubectl({"get", "ns", "kube-system", "-o", "jsonpath={.metadata.uid}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, KubeSystemUid(testing::TestdataJson("small.json").dump()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlExecutorTest, ::testing::Values("kubectl.1.27", "kubectl.1.33"),

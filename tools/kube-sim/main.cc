@@ -123,10 +123,11 @@ int main(int argc, char** argv) {
       if (!r.ok()) return Fail(r.error().message);
       loaded = r.value();
     }
-    if (!loaded && !snapshot.empty()) {
-      auto j = ReadJsonArg(snapshot, "--snapshot");
+    if (!loaded) {  // without --snapshot: an empty cluster (its namespaces only)
+      auto j = snapshot.empty() ? Outcome<json>(json{{"kind", "List"}, {"items", json::array()}})
+                                : ReadJsonArg(snapshot, "--snapshot");
       if (!j.ok()) return Fail(j.error().message);
-      auto n = sim.LoadSnapshot(j.value(), snapshot);
+      auto n = sim.LoadSnapshot(j.value(), snapshot.empty() ? "(empty)" : snapshot);
       if (!n.ok()) return Fail(n.error().message);
     }
   }

@@ -1,6 +1,7 @@
 // What the executor (src/apply/) needs from kube-sim, driven with the oldest
 // and newest supported kubectl (1.27, 1.33): coordination.k8s.io/v1 Leases
-// (`kubectl apply -f`, `kubectl get leases -A`) and the identity of each
+// (`kubectl apply -f`, `kubectl get leases -A`, the managedFields kubectl's
+// writes leave, `--show-managed-fields`) and the identity of each
 // kubeconfig kube-sim writes (`kubectl auth whoami -o json`: the admin
 // token, the admin client certificate, a `users` token and a `users` client
 // certificate), and the uid of namespace kube-system (the cluster's
@@ -79,6 +80,22 @@ TEST_P(KubectlExecutorTest, Leases) {
   ASSERT_TRUE(lease.is_object()) << got.out;
   EXPECT_EQ(lease["spec"]["renewTime"], "2026-12-03T12:00:20.000001Z");
   EXPECT_EQ(lease["spec"]["leaseDurationSeconds"], 30);
+  EXPECT_FALSE(lease["metadata"].contains("managedFields")) << "kubectl hides them by default";
+
+  // managedFields name kubectl's field managers; a third apply round-trips.
+  ASSERT_EQ(Kubectl({"label", "lease", "-n", "kube-system", "kubeon-policy-default", "owner=kubeon"}).exit_code, 0);
+  RunResult shown = Kubectl({"get", "lease", "-n", "kube-system", "kubeon-policy-default", "-o", "json",
+                             "--show-managed-fields"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  std::vector<std::string> managers;
+  const json entries = json::parse(shown.out)["metadata"]["managedFields"];
+  for (const auto& e : entries) {
+    managers.push_back(e["manager"].get<std::string>() + "/" + e["operation"].get<std::string>());
+  }
+  EXPECT_EQ(managers, (std::vector<std::string>{"kubectl-client-side-apply/Update", "kubectl-label/Update"}));
+  RunResult third = Kubectl({"apply", "-f", dir_ + "/lease.yaml"});
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_NE(third.out.find("unchanged"), std::string::npos) << third.out;
 }
 
 TEST_P(KubectlExecutorTest, WhoAmI) {

@@ -40,18 +40,8 @@ class ManagedFieldsApiTest : public ::testing::Test {
  protected:
   json Call(const std::string& method, const std::string& target, const std::string& body, const std::string& agent,
             int want, const std::string& content_type = "application/json") {
-    ApiRequest req;
-    req.method = method;
-    size_t q = target.find('?');
-    req.path = target.substr(0, q);
-    if (q != std::string::npos) {
-      std::string kv = target.substr(q + 1);
-      req.query.emplace(kv.substr(0, kv.find('=')), kv.substr(kv.find('=') + 1));
-    }
-    req.headers["authorization"] = "Bearer sekrit";
-    req.headers["content-type"] = content_type;
+    ApiRequest req = testing::TestRequest(method, target, body, content_type);
     req.headers["user-agent"] = agent;
-    req.body = body;
     ApiResponse r = api.Handle(req);
     EXPECT_EQ(r.status, want) << method << " " << target << ": " << r.body;
     return json::parse(r.body, nullptr, false);

@@ -12,43 +12,11 @@ namespace {
 
 using testing::ManualSim;
 
-std::string Decode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i] == '+' ? ' ' : s[i]);
-    }
-  }
-  return out;
-}
-
 class ApiTest : public ::testing::Test {
  protected:
   ApiResponse Call(const std::string& method, const std::string& target, const std::string& body = "",
                    const std::string& content_type = "application/json", bool auth = true) {
-    ApiRequest req;
-    req.method = method;
-    size_t q = target.find('?');
-    req.path = target.substr(0, q);
-    if (q != std::string::npos) {
-      std::string query = target.substr(q + 1);
-      size_t start = 0;
-      while (start <= query.size()) {
-        size_t amp = query.find('&', start);
-        std::string kv = query.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
-        size_t eq = kv.find('=');
-        if (!kv.empty()) req.query.emplace(Decode(kv.substr(0, eq)), eq == std::string::npos ? "" : Decode(kv.substr(eq + 1)));
-        if (amp == std::string::npos) break;
-        start = amp + 1;
-      }
-    }
-    if (auth) req.headers["authorization"] = "Bearer sekrit";
-    if (!body.empty()) req.headers["content-type"] = content_type;
-    req.body = body;
-    return api.Handle(req);
+    return api.Handle(testing::TestRequest(method, target, body, content_type, auth ? "sekrit" : ""));
   }
   json Json(const std::string& method, const std::string& target, int want_status, const std::string& body = "",
             const std::string& content_type = "application/json") {

@@ -1,14 +1,20 @@
 // What the executor (src/apply/) needs from kube-sim, driven with the oldest
 // and newest supported kubectl (1.27, 1.33): coordination.k8s.io/v1 Leases
-// (`kubectl apply -f`, `kubectl get leases -A`).  A kubectl that is not
-// installed is skipped.
+// (`kubectl apply -f`, `kubectl get leases -A`, the managedFields kubectl's
+// writes leave, `--show-managed-fields`) and the identity of each
+// kubeconfig kube-sim writes (`kubectl auth whoami -o json`: the admin
+// token, the admin client certificate, a `users` token and a `users` client
+// certificate), and the uid of namespace kube-system (the cluster's
+// identity).  A kubectl that is not installed is skipped.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "sim.h"
 #include "test_kubectl.h"
+#include "test_util.h"
 
 namespace kubeon::kubesim {
 namespace {
@@ -31,7 +37,20 @@ spec:
 
 class KubectlExecutorTest : public testing::KubectlSimTest<std::string> {
  protected:
-  void SetUp() override { StartSim(GetParam()); }
+  void SetUp() override {
+    StartSim(GetParam(), {"--client-cert-kubeconfig-out", "$DIR/cert.kubeconfig", "--user-kubeconfig-dir", "$DIR",
+                          "--settings", R"({"users": [{"name": "alice", "uid": "u-alice", "groups": ["reviewers"],
+                                                       "token": "alice-token"},
+                                                      {"name": "bob", "groups": ["reviewers", "ops"]}]})"});
+  }
+
+  // status.userInfo of `kubectl auth whoami -o json` with `kubeconfig`.
+  json WhoAmI(const std::string& kubeconfig) {
+    RunResult r = KubectlWith(kubeconfig, {"auth", "whoami", "-o", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json review = json::parse(r.out, nullptr, false);
+    return review.is_object() ? review["status"]["userInfo"] : json();
+  }
 
   std::string WriteFile(const std::string& name, const std::string& text) {
     std::string path = dir_ + "/" + name;
@@ -61,6 +80,39 @@ TEST_P(KubectlExecutorTest, Leases) {
   ASSERT_TRUE(lease.is_object()) << got.out;
   EXPECT_EQ(lease["spec"]["renewTime"], "2026-12-03T12:00:20.000001Z");
   EXPECT_EQ(lease["spec"]["leaseDurationSeconds"], 30);
+  EXPECT_FALSE(lease["metadata"].contains("managedFields")) << "kubectl hides them by default";
+
+  // managedFields name kubectl's field managers; a third apply round-trips.
+  ASSERT_EQ(Kubectl({"label", "lease", "-n", "kube-system", "kubeon-policy-default", "owner=kubeon"}).exit_code, 0);
+  RunResult shown = Kubectl({"get", "lease", "-n", "kube-system", "kubeon-policy-default", "-o", "json",
+                             "--show-managed-fields"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  std::vector<std::string> managers;
+  const json entries = json::parse(shown.out)["metadata"]["managedFields"];
+  for (const auto& e : entries) {
+    managers.push_back(e["manager"].get<std::string>() + "/" + e["operation"].get<std::string>());
+  }
+  EXPECT_EQ(managers, (std::vector<std::string>{"kubectl-client-side-apply/Update", "kubectl-label/Update"}));
+  RunResult third = Kubectl({"apply", "-f", dir_ + "/lease.yaml"});
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_NE(third.out.find("unchanged"), std::string::npos) << third.out;
+}
+
+TEST_P(KubectlExecutorTest, WhoAmI) {
+  EXPECT_EQ(WhoAmI(sim_->kubeconfig()),
+            json::parse(R"({"username": "kube-sim-admin", "groups": ["system:masters", "system:authenticated"]})"));
+  EXPECT_EQ(WhoAmI(dir_ + "/cert.kubeconfig"),
+            json::parse(R"({"username": "kube-sim-admin", "groups": ["system:masters", "system:authenticated"]})"));
+  EXPECT_EQ(WhoAmI(dir_ + "/alice.kubeconfig"),
+            json::parse(R"({"username": "alice", "uid": "u-alice", "groups": ["reviewers", "system:authenticated"]})"));
+  EXPECT_EQ(WhoAmI(dir_ + "/bob.kubeconfig"),
+            json::parse(R"({"username": "bob", "groups": ["reviewers", "ops", "system:authenticated"]})"));
+}
+
+TEST_P(KubectlExecutorTest, KubeSystemUidIsTheClusterIdentity) {
+  RunResult r = Kubectl({"get", "ns", "kube-system", "-o", "jsonpath={.metadata.uid}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, KubeSystemUid(testing::TestdataJson("small.json").dump()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlExecutorTest, ::testing::Values("kubectl.1.27", "kubectl.1.33"),

@@ -248,6 +248,13 @@ class Planner {
                                                           "and evicted pods are not recreated with the new request");
       return false;
     }
+    for (int pi : w.pods) {
+      const std::string pinned = WhyPinned(cluster_.pods[pi]);
+      if (!pinned.empty()) {
+        Unchanged(w, "pod " + cluster_.pods[pi].name + " is " + pinned + "; " + kLeftOutReason);
+        return false;
+      }
+    }
     if (w.d.gpus_per_pod > 1) {
       Unchanged(w, "multi-GPU: " + std::to_string(w.d.gpus_per_pod) + " GPUs per pod");
       return false;

@@ -143,6 +143,7 @@ class Builder {
 
   Schedule Run() {
     out_.max_nodes_per_pool = std::max(1, policy_.max_nodes_per_pool);
+    LeftOut();
     Setup();
     std::map<std::string, int64_t> spares;
     if (!Order(&spares)) {
@@ -157,7 +158,18 @@ class Builder {
     return std::move(out_);
   }
 
- private:
+  // Workloads the planner left unchanged because a pod is tied to its node.
+  void LeftOut() {
+    const std::string suffix = std::string("; ") + kLeftOutReason;
+    for (const auto& w : plan_.workloads) {
+      if (w.decision != Decision::kUnchanged || w.reason.size() < suffix.size() ||
+          w.reason.compare(w.reason.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      out_.left_out.push_back(w.ref.kind + " " + w.ref.Display() + ": " + w.reason.substr(0, w.reason.size() - suffix.size()));
+    }
+  }
+
   // ---- the model ------------------------------------------------------------
   void Setup() {
     std::map<std::string, int> node_index;
@@ -766,6 +778,15 @@ std::string ScheduleWarning(const Schedule& schedule) {
   }
   return "no migration order fits the free GPUs: the evicted pods need " + Join(parts, ", ") +
          " spare whole GPUs to run on meanwhile; nothing will be started";
+}
+
+std::string WhyPinned(const model::Pod& pod) {
+  const std::string node = pod.PlacementOf().PinnedNode();
+  if (!node.empty()) return "pinned to node " + node + " by required node affinity";
+  if (!pod.local_volumes.empty()) {
+    return "local storage (volume " + pod.local_volumes.front() + ") ties it to node " + pod.node_name;
+  }
+  return "";
 }
 
 std::string GitOpsManager(const model::Controller& c) {

@@ -13,6 +13,9 @@
 //  (later steps count on those); then it removes the taint.  An owner whose
 //  pods land on several target nodes moves in the step of the last of them.
 //
+// Pinned workloads (WhyPinned) are not moved: the planner keeps them
+// unchanged, and Schedule::left_out lists each one with the reason.
+//
 // Capacity model (Schedule::capacity, written before step 1):
 //  free allocatable per node and GPU resource = allocatable - requests of the
 //  active pods bound there, less what unbound Pending GPU pods will take
@@ -85,6 +88,13 @@ Schedule BuildSchedule(const model::Cluster& cluster, const Plan& plan, const po
 
 // The warning a plan carries for an infeasible schedule, "" when feasible.
 std::string ScheduleWarning(const Schedule& schedule);
+
+// Why the pod is tied to its node ("" when it is not): required node affinity
+// naming one node, or local storage (model::Pod::local_volumes).  The planner
+// leaves such workloads unchanged and the schedule lists them in left_out.
+std::string WhyPinned(const model::Pod& pod);
+// The end of the reason the planner gives a pinned workload.
+inline constexpr const char* kLeftOutReason = "left out of the migration";
 
 // "Argo CD", "Flux", "Helm" when a GitOps tool manages the controller (its
 // labels, annotations and managedFields managers), else "".

@@ -378,6 +378,74 @@ TEST(Schedule, IdsAreStableAndIgnorePodNames) {
   EXPECT_EQ(a.steps[0].content_hash, b.steps[0].content_hash);
 }
 
+TEST(Schedule, PinnedWorkloadsAreLeftOut) {
+  Fixture f;
+  f.AddNode("n1", 8);
+  f.AddNode("n2", 8);
+  f.AddOwner("ml", "a", {"n1"}, 4);
+  f.AddOwner("ml", "b", {"n2"}, 3);
+  f.AddOwner("ml", "local", {"n2"}, 1);
+  for (auto& pod : f.cluster.pods) {
+    if (pod.workload.name == "b") {
+      model::NodeSelectorTerm t;
+      t.match_expressions.push_back({"kubernetes.io/hostname", "In", {"n2"}});
+      pod.required_node_terms.push_back(t);
+    }
+    if (pod.workload.name == "local") pod.local_volumes = {"scratch"};
+  }
+  const Plan p = f.Run();
+  for (const auto& w : p.workloads) {
+    if (w.ref.name == "b") {
+      EXPECT_EQ(w.decision, Decision::kUnchanged);
+      EXPECT_NE(w.reason.find("pinned to node n2"), std::string::npos) << w.reason;
+    }
+    if (w.ref.name == "local") {
+      EXPECT_EQ(w.decision, Decision::kUnchanged);
+    }
+  }
+  ASSERT_EQ(p.schedule.left_out.size(), 2u);
+  EXPECT_EQ(p.schedule.left_out[0].rfind("Deployment ml/b: pod b-0 is pinned to node n2", 0), 0u) << p.schedule.left_out[0];
+  EXPECT_NE(p.schedule.left_out[1].find("local storage (volume scratch)"), std::string::npos);
+  for (const auto& s : p.schedule.steps) {
+    for (const auto& o : s.owners) EXPECT_NE(o.owner.name, "b");
+  }
+}
+
+TEST(Schedule, PinnedStayingPodWaitsForItsNode) {
+  // A pod tied to the target by affinity cannot run elsewhere meanwhile: it
+  // waits Pending and comes back; the step lists it as disrupted.
+  Fixture f;
+  f.policy.staying_pods = policy::StayingPods::kAny;
+  f.AddNode("n1", 8);
+  f.AddOwner("ml", "a", {"n1"}, 4);
+  f.AddOwner("ml", "pinned", {"n1"}, 1);
+  for (auto& pod : f.cluster.pods) {
+    if (pod.workload.name != "pinned") continue;
+    model::NodeSelectorTerm t;
+    t.match_fields.push_back({"metadata.name", "In", {"n1"}});
+    pod.required_node_terms.push_back(t);
+  }
+  f.AddNode("l4", 4, "NVIDIA-L4");
+  const Plan p = f.Run();
+  ASSERT_TRUE(p.schedule.feasible);
+  ASSERT_EQ(p.schedule.steps.size(), 1u);
+  const ScheduleStep& step = p.schedule.steps[0];
+  bool waited = false;
+  for (const auto& e : step.evictions) {
+    if (e.owner == "Deployment/pinned") {
+      EXPECT_EQ(e.runs_meanwhile, "");
+      EXPECT_TRUE(e.comes_back);
+      waited = true;
+    } else {
+      EXPECT_EQ(e.runs_meanwhile, "l4");
+    }
+  }
+  EXPECT_TRUE(waited);
+  bool listed = false;
+  for (const auto& d : step.disrupted) listed = listed || d.pod == "ml/pinned-0";
+  EXPECT_TRUE(listed);
+}
+
 TEST(Schedule, DemoClusterReplays) {
   const std::string dir = std::string(KUBEON_SOURCE_DIR) + "/examples/demo/";
   Result<model::Cluster> cluster = model::LoadClusterFile(dir + "cluster.json");

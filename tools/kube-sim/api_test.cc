@@ -213,6 +213,57 @@ TEST_F(ApiTest, UpdateUsesOptimisticConcurrency) {
   EXPECT_EQ(Json("PUT", "/api/v1/namespaces/ml/configmaps/plan", 400, cm.dump().replace(cm.dump().find("\"plan\""), 6, "\"else\""))["code"], 400);
 }
 
+TEST_F(ApiTest, LeasesWithOptimisticConcurrency) {
+  json group = Json("GET", "/apis/coordination.k8s.io", 200);
+  EXPECT_EQ(group["preferredVersion"]["groupVersion"], "coordination.k8s.io/v1");
+  json resources = Json("GET", "/apis/coordination.k8s.io/v1", 200)["resources"];
+  ASSERT_EQ(resources.size(), 1u);
+  EXPECT_EQ(resources[0]["name"], "leases");
+  EXPECT_EQ(resources[0]["kind"], "Lease");
+  EXPECT_EQ(resources[0]["namespaced"], true);
+  EXPECT_EQ(resources[0]["verbs"].size(), 8u);
+
+  const std::string base = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  json created = Json("POST", base + "?fieldValidation=Strict", 201, R"({"apiVersion": "coordination.k8s.io/v1",
+      "kind": "Lease", "metadata": {"name": "kubeon-policy-a"}, "spec": {"holderIdentity": "host-1_4711",
+      "leaseDurationSeconds": 30, "acquireTime": "2026-12-03T12:00:00.123456Z",
+      "renewTime": "2026-12-03T12:00:10.654321Z", "leaseTransitions": 0}})");
+  EXPECT_EQ(created["kind"], "Lease");
+  EXPECT_EQ(created["spec"]["renewTime"], "2026-12-03T12:00:10.654321Z");
+  EXPECT_FALSE(Str(created, {"metadata", "uid"}).empty());
+  EXPECT_EQ(Json("POST", base + "?fieldValidation=Strict", 400,
+                 R"({"metadata": {"name": "x"}, "spec": {"holder": "typo"}})")["reason"], "BadRequest");
+
+  // A second holder that read the Lease before the first renewed loses.
+  json stale = Json("GET", base + "/kubeon-policy-a", 200);
+  json renewed = stale;
+  renewed["spec"]["renewTime"] = "2026-12-03T12:00:20.000001Z";
+  json r1 = Json("PUT", base + "/kubeon-policy-a", 200, renewed.dump());
+  stale["spec"]["holderIdentity"] = "host-2_99";
+  stale["spec"]["leaseTransitions"] = 1;
+  EXPECT_EQ(Json("PUT", base + "/kubeon-policy-a", 409, stale.dump())["reason"], "Conflict");
+  // A merge patch with a stale resourceVersion conflicts too; a current one wins.
+  json patch = {{"metadata", {{"resourceVersion", stale["metadata"]["resourceVersion"]}}},
+                {"spec", {{"holderIdentity", "host-2_99"}}}};
+  EXPECT_EQ(Json("PATCH", base + "/kubeon-policy-a", 409, patch.dump(), "application/merge-patch+json")["reason"],
+            "Conflict");
+  patch["metadata"]["resourceVersion"] = r1["metadata"]["resourceVersion"];
+  EXPECT_EQ(Json("PATCH", base + "/kubeon-policy-a", 200, patch.dump(), "application/merge-patch+json")["spec"]
+                ["holderIdentity"], "host-2_99");
+
+  json list = Json("GET", "/apis/coordination.k8s.io/v1/leases", 200);
+  EXPECT_EQ(list["kind"], "LeaseList");
+  ASSERT_EQ(list["items"].size(), 1u);
+  EXPECT_EQ(list["items"][0]["spec"]["leaseDurationSeconds"], 30);
+
+  json current = Json("GET", base + "/kubeon-policy-a", 200);
+  json wrong_rv = {{"preconditions", {{"resourceVersion", r1["metadata"]["resourceVersion"]}}}};
+  EXPECT_EQ(Json("DELETE", base + "/kubeon-policy-a", 409, wrong_rv.dump())["reason"], "Conflict");
+  json right_rv = {{"preconditions", {{"resourceVersion", current["metadata"]["resourceVersion"]}}}};
+  Json("DELETE", base + "/kubeon-policy-a", 200, right_rv.dump());
+  EXPECT_EQ(Json("GET", base + "/kubeon-policy-a", 404)["reason"], "NotFound");
+}
+
 TEST_F(ApiTest, PatchFlavours) {
   json n = Json("PATCH", "/api/v1/nodes/gpu-a", 200, R"({"metadata": {"labels": {"foo": "bar"}}})", "application/merge-patch+json");
   EXPECT_EQ(n["metadata"]["labels"]["foo"], "bar");

@@ -1,8 +1,6 @@
 // See change_commands.h.
 #include "cli/change_commands.h"
 
-#include <time.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -11,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apply/rfc3339.h"
 #include "audit/audit_store.h"
 #include "audit/sqlite_store.h"
 #include "cli/plan_command.h"
@@ -78,14 +77,14 @@ json ParseStep(const std::string& text) {
   return j.is_object() ? j : json(nullptr);
 }
 
-// True when `t` (as FormatRfc3339 writes it) is not after `now`; false when
-// it is unset or unreadable.
+// True when the RFC 3339 time `t` is not after `now`; false when it is unset
+// or unreadable.
 bool Passed(const std::string& t, Clock::time_point now) {
-  struct tm tm = {};
-  const char* end = strptime(t.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (end == nullptr || std::string(end) != "Z") return false;
-  return Clock::from_time_t(timegm(&tm)) <= now;
+  const auto when = apply::ParseTimePoint(t);
+  return when && *when <= now;
 }
+
+std::string FormatRfc3339(Clock::time_point t) { return apply::FormatTime(std::chrono::floor<std::chrono::seconds>(t)); }
 
 std::string ClusterLine(const std::optional<audit::ClusterIdentity>& c) {
   if (!c) return "no cluster recorded yet";
@@ -332,15 +331,6 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
 }
 
 }  // namespace
-
-std::string FormatRfc3339(Clock::time_point t) {
-  const time_t secs = Clock::to_time_t(t);
-  struct tm tm;
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 CLI::App* AddChangesCommand(CLI::App& app, ChangesArgs& a) {
   CLI::App* cmd = app.add_subcommand(

@@ -76,7 +76,4 @@ int RunAudit(const AuditArgs& args, std::ostream& out, std::ostream& err);
 int RunApprove(const DecideArgs& args, std::ostream& out, std::ostream& err);
 int RunReject(const DecideArgs& args, std::ostream& out, std::ostream& err);
 
-// "2026-12-03T10:05:00Z" (seconds precision, UTC).
-std::string FormatRfc3339(std::chrono::system_clock::time_point t);
-
 }  // namespace kubeon::cli

@@ -225,17 +225,20 @@ bool ValidOutput(const std::string& o, std::ostream& err, const char* cmd) {
   return false;
 }
 
-CLI::App* AddCommonLogFlags(CLI::App* cmd, std::string& audit_db) {
+// --audit-db, which every command of this file takes.
+void AddAuditDbFlag(CLI::App* cmd, std::string& audit_db) {
   cmd->add_option("--audit-db", audit_db,
                   "The audit log (SQLite) (default: $XDG_STATE_HOME/kubeon/audit.db, else "
                   "$HOME/.local/state/kubeon/audit.db)");
-  return cmd;
 }
 
-void AddClusterFlags(CLI::App* cmd, DecideArgs& a) {
+// The ID argument and the flags approve and reject share.
+void AddDecideFlags(CLI::App* cmd, DecideArgs& a) {
+  cmd->add_option("ID", a.id, "Change id (`kubeon-gpu changes` lists them)")->required();
   cmd->add_option("--kubeconfig", a.kubeconfig,
                   "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
   cmd->add_option("--context", a.context, "kubeconfig context (default: current-context)");
+  AddAuditDbFlag(cmd, a.audit_db);
 }
 
 int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& err) {
@@ -339,7 +342,7 @@ CLI::App* AddChangesCommand(CLI::App& app, ChangesArgs& a) {
       "expired, running, done, failed, rolled-back, reverted), nodes, layout before → after, owners moved, pods "
       "evicted and disrupted, GPUs and $/month freed, isolation, flags that keep Auto from taking it, who approved it "
       "and until when, or who rejected it and why. Reads only the log; never contacts the cluster.");
-  AddCommonLogFlags(cmd, a.audit_db);
+  AddAuditDbFlag(cmd, a.audit_db);
   cmd->add_option("-o,--output", a.output, "table (default) or json");
   return cmd;
 }
@@ -349,7 +352,7 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditArgs& a) {
       "audit",
       "Print the step log: every action the executor and the reviewers took (cordon, evict, label, patch-owner, "
       "rollback, approve, reject, ...) with its time, change, outcome and detail, oldest first. Reads only the log.");
-  AddCommonLogFlags(cmd, a.audit_db);
+  AddAuditDbFlag(cmd, a.audit_db);
   cmd->add_option("-o,--output", a.output, "table (default) or json");
   cmd->add_option("--change", a.change_id, "Only the entries of this change id");
   return cmd;
@@ -364,9 +367,7 @@ CLI::App* AddApproveCommand(CLI::App& app, DecideArgs& a) {
       "after --ttl. Refuses a log that belongs to another cluster (API server URL and kube-system namespace uid), an "
       "unknown id, and a change that is not proposed or approved; then nothing is written. Exit 0 approved, 1 "
       "refused or failed, 2 usage.");
-  cmd->add_option("ID", a.id, "Change id (`kubeon-gpu changes` lists them)")->required();
-  AddClusterFlags(cmd, a);
-  AddCommonLogFlags(cmd, a.audit_db);
+  AddDecideFlags(cmd, a);
   cmd->add_option("--ttl", a.ttl, "How long the approval holds, e.g. 24h, 90m, 3d (default 24h)");
   return cmd;
 }
@@ -378,10 +379,8 @@ CLI::App* AddRejectCommand(CLI::App& app, DecideArgs& a) {
       "the identity the API server reports for the kubeconfig's credentials (SelfSubjectReview). Refuses a log that "
       "belongs to another cluster, an unknown id, and a change that is not proposed or approved; then nothing is "
       "written. Exit 0 rejected, 1 refused or failed, 2 usage.");
-  cmd->add_option("ID", a.id, "Change id (`kubeon-gpu changes` lists them)")->required();
+  AddDecideFlags(cmd, a);
   cmd->add_option("--reason", a.reason, "Why, recorded with the rejection");
-  AddClusterFlags(cmd, a);
-  AddCommonLogFlags(cmd, a.audit_db);
   return cmd;
 }
 

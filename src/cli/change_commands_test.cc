@@ -101,13 +101,8 @@ std::string Dump(const std::string& path) {
 class ChangeCommandsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto pki = TestPki::Create();
-    ASSERT_TRUE(pki.ok()) << pki.status().message();
-    pki_ = new TestPki(std::move(pki).value());
-  }
-  static void TearDownTestSuite() {
-    delete pki_;
-    pki_ = nullptr;
+    pki_ = kube::testing::SharedTestPki();
+    ASSERT_TRUE(pki_) << "openssl: cannot create the test PKI";
   }
 
   void SetUp() override {
@@ -179,7 +174,7 @@ class ChangeCommandsTest : public ::testing::Test {
     return a;
   }
 
-  static TestPki* pki_;
+  static const TestPki* pki_;
   TempDir dir_;
   std::string db_;
   std::unique_ptr<audit::AuditStore> store_;
@@ -189,7 +184,7 @@ class ChangeCommandsTest : public ::testing::Test {
   bool forbid_review_ = false;
 };
 
-TestPki* ChangeCommandsTest::pki_ = nullptr;
+const TestPki* ChangeCommandsTest::pki_ = nullptr;
 
 TEST_F(ChangeCommandsTest, ChangesTableShowsEachStepAndItsDecision) {
   ASSERT_TRUE(store_->BindCluster({"https://k.example", "ks-uid-1"}).ok());

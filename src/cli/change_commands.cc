@@ -326,7 +326,8 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
   if (!seq.ok()) return fail(seq.status().message());
   out << "change " << r.id << " (policy " << r.policy << ") " << detail << "\n";
   if (approve) {
-    for (const auto& f : Arr(ParseStep(r.step_json), "flags")) {
+    const json step = ParseStep(r.step_json);
+    for (const auto& f : Arr(step, "flags")) {
       if (f.is_string()) err << "note: change " << r.id << " is flagged: " << f.get<std::string>() << "\n";
     }
   }

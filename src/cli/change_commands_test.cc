@@ -376,6 +376,21 @@ TEST_F(ChangeCommandsTest, ApproveRecordsTheServersIdentityAndTheStepHash) {
   EXPECT_EQ(data["approved_hash"], (*r)->content_hash);
 }
 
+TEST_F(ChangeCommandsTest, ApprovingAFlaggedStepNamesTheFlags) {
+  audit::ChangeRecord r = Change("aa11bb22", 1, audit::ChangeState::kProposed);
+  json step = json::parse(r.step_json);
+  step["flags"] = {"ml/embed: Recreate rollout exceeds PDB ml/embed-pdb (0 disruptions allowed)"};
+  r.step_json = step.dump();
+  ASSERT_TRUE(store_->PutChange(r, 0).ok());
+  StartServer({{"alice-token", "alice"}});
+  std::ostringstream out, err;
+  ASSERT_EQ(RunApprove(Decide("aa11bb22", "alice-token"), out, err), 0) << err.str();
+  EXPECT_EQ(err.str(),
+            "note: change aa11bb22 is flagged: ml/embed: Recreate rollout exceeds PDB ml/embed-pdb (0 disruptions "
+            "allowed)\n");
+  EXPECT_EQ((*store_->GetChange("aa11bb22"))->state, audit::ChangeState::kApproved);
+}
+
 TEST_F(ChangeCommandsTest, ReapprovalRefreshesAndRejectionWithdrawsIt) {
   ASSERT_TRUE(store_->PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0).ok());
   StartServer({{"alice-token", "alice"}, {"bob-token", "bob"}});

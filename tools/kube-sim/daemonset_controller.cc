@@ -42,7 +42,7 @@ bool IsDeleting(const json& obj) { return Find(obj, {"metadata", "deletionTimest
 
 }  // namespace
 
-bool DaemonSetWantsNode(const json& ds, const json& node) {
+bool DaemonSetWantsNode(const json& ds, const json& node, bool running) {
   if (IsDeleting(node)) return false;
   json pod = TemplatePod(ds);
   const json& labels = Labels(node);
@@ -58,13 +58,14 @@ bool DaemonSetWantsNode(const json& ds, const json& node) {
     for (const auto& term : *terms) any = any || MatchesNodeSelectorTerm(term, node);
     if (!any) return false;
   }
-  if (const json* u = Find(node, {"spec", "unschedulable"}); u != nullptr && u->is_boolean() && u->get<bool>()) {
+  if (const json* u = Find(node, {"spec", "unschedulable"});
+      !running && u != nullptr && u->is_boolean() && u->get<bool>()) {
     if (!ToleratesTaint(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) return false;
   }
   if (const json* taints = Find(node, {"spec", "taints"}); taints != nullptr && taints->is_array()) {
     for (const auto& t : *taints) {
       std::string effect = t.value("effect", "");
-      if ((effect == "NoSchedule" || effect == "NoExecute") && !ToleratesTaint(pod, t)) return false;
+      if ((effect == "NoExecute" || (effect == "NoSchedule" && !running)) && !ToleratesTaint(pod, t)) return false;
     }
   }
   return true;
@@ -112,8 +113,9 @@ bool DaemonSetController::Reconcile(ControllerContext& ctx) {
     const std::vector<std::string>& check = ds_dirty ? node_names : std::vector<std::string>(dirty_nodes.begin(), dirty_nodes.end());
     for (const auto& node_name : managed ? check : std::vector<std::string>()) {
       const json* node = store.Get(kNodes, "", node_name);
-      const bool want = node != nullptr && DaemonSetWantsNode(ds, *node);
       std::vector<std::string>& pods = by_node[node_name];
+      // A running pod stays unless a NoExecute taint (or a selector) rules the node out.
+      const bool want = node != nullptr && DaemonSetWantsNode(ds, *node, !pods.empty());
       size_t keep = want ? 1 : 0;
       while (pods.size() > keep) {
         size_t slash = pods.back().find('/');

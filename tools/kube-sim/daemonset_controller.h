@@ -11,7 +11,10 @@
 // nodes.  Missing pods are created, named <ds>-<5 random characters>, with
 // those tolerations added, spec.nodeName set (the scheduler does not place
 // them) and label pod-template-generation; pods on nodes that should not
-// run one (or duplicates) are deleted.  Status counts follow the pods.
+// run one (or duplicates) are deleted.  As in the real controller
+// (NodeShouldRunDaemonPod's shouldContinueRunning), a pod already running
+// stays on a node that gets cordoned or a NoSchedule taint it does not
+// tolerate: only NoExecute taints (and selectors) remove it.  Status counts follow the pods.
 //
 // A DaemonSet annotated kube-sim.kubeon.io/synthesized (snapshot.h: made up
 // from a snapshot's pods, whose real node selection is unknown) only gets
@@ -29,8 +32,10 @@ namespace kubeon::kubesim {
 
 inline constexpr const char* kSynthesizedAnnotation = "kube-sim.kubeon.io/synthesized";
 
-// Whether a pod of DaemonSet `ds` should run on `node`.
-bool DaemonSetWantsNode(const json& ds, const json& node);
+// Whether a pod of DaemonSet `ds` should run on `node`; with `running` (a
+// pod already runs there), whether it may continue: NoSchedule taints and
+// unschedulable are then ignored.
+bool DaemonSetWantsNode(const json& ds, const json& node, bool running = false);
 
 class DaemonSetController : public Controller {
  public:

@@ -70,6 +70,30 @@ TEST(DaemonSetControllerTest, NodeSelectorAndTaints) {
   EXPECT_EQ(m.Get(kDaemonSets, "kube-system", "gpu-agent")["status"].value("desiredNumberScheduled", -1), -1);
 }
 
+// As kube's NodeShouldRunDaemonPod: a NoSchedule taint added later keeps the
+// running pod (shouldContinueRunning) but a deleted one is not recreated; a
+// NoExecute taint removes it.
+TEST(DaemonSetControllerTest, RunningPodsStayUnderNoScheduleTaints) {
+  ManualSim m;
+  m.Create(kDaemonSets, DaemonSet("agent", {{"containers", kContainers}}));
+  ASSERT_EQ(NodesOf(m, "kube-system", "agent"), (std::vector<std::string>{"cpu-1", "gpu-a", "gpu-b"}));
+  m.Mutate(kNodes, "", "gpu-a", [](json& n) {
+    n["spec"]["taints"] = json::parse(R"([{"key": "reserved", "value": "x", "effect": "NoSchedule"}])");
+  });
+  EXPECT_EQ(NodesOf(m, "kube-system", "agent"), (std::vector<std::string>{"cpu-1", "gpu-a", "gpu-b"}));
+  std::string on_a;
+  for (const auto& p : m.store().List(kPods, "kube-system")) {
+    if (Str(p, {"spec", "nodeName"}) == "gpu-a") on_a = Name(p);
+  }
+  ASSERT_FALSE(on_a.empty());
+  ASSERT_TRUE(m.store().Delete(kPods, "kube-system", on_a).ok());
+  EXPECT_EQ(NodesOf(m, "kube-system", "agent"), (std::vector<std::string>{"cpu-1", "gpu-b"}));
+  m.Mutate(kNodes, "", "gpu-b", [](json& n) {
+    n["spec"]["taints"] = json::parse(R"([{"key": "evict", "value": "x", "effect": "NoExecute"}])");
+  });
+  EXPECT_EQ(NodesOf(m, "kube-system", "agent"), std::vector<std::string>{"cpu-1"});
+}
+
 TEST(DaemonSetControllerTest, OperatorDaemonSetsAdoptTheSnapshotPod) {
   ManualSim m;
   // The snapshot's pod (owner uid ds-dp) is the device plugin pod of gpu-a:

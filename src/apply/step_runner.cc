@@ -25,11 +25,8 @@ const char* kPausedForMigChange = "paused-for-mig-change";
 std::atomic<int> g_process_writes{0};
 
 int CrashAfterWritesFromEnv() {
-  static const int n = [] {
-    const char* v = std::getenv(kCrashEnv);
-    return v == nullptr ? 0 : std::atoi(v);
-  }();
-  return n;
+  const char* v = std::getenv(kCrashEnv);
+  return v == nullptr ? 0 : std::atoi(v);
 }
 
 // ---------------------------------------------------------------------------
@@ -1131,6 +1128,8 @@ Goal StepGoal(const plan::ScheduleStep& step) {
 
 }  // namespace
 
+void ResetProcessWritesForTesting() { g_process_writes = 0; }
+
 const char* OutcomeName(OutcomeKind k) {
   switch (k) {
     case OutcomeKind::kDone: return "done";
@@ -1152,6 +1151,15 @@ StepOutcome RunStep(const StepContext& ctx, const plan::ScheduleStep& step) {
   fresh.updated_at = fresh.created_at;
   Status s = r.Load(&fresh);
   if (!s.ok()) return Failed(step.id, "audit log: " + s.message());
+  if (r.record().state == audit::ChangeState::kDone) {
+    r.Progress("already done: nothing to change");
+    return r.outcome();  // idempotent: a done step is not taken again
+  }
+  if (r.record().state == audit::ChangeState::kRunning && r.Run().contains("phase")) {
+    return Failed(step.id, "change " + step.id + " was left running by an earlier run: resume or roll it back first");
+  }
+  // A fresh attempt (a step rolled back before, or reverted, may be taken again).
+  r.Run() = {{"nodes", json::object()}, {"owners", json::array()}};
   s = r.Save(audit::ChangeState::kRunning);
   if (s.ok()) s = r.Log("start", "intent", "step " + step.id + " (" + step.method + ") on " +
                                                (step.nodes.empty() ? std::string("no node") : step.nodes[0]) +

@@ -151,8 +151,16 @@ struct StepOutcome {
 
 // Runs `step` (see the file comment).  The change record step.id is created
 // (state running) when the store lacks it; an existing one moves to running.
+// A step whose record is `done` is not taken again (kDone, no write); one
+// left `running` by a crash is refused until ResumeOrRollback handled it.
+// A refusal before any write (capacity, a node cordoned by someone else)
+// is kRolledBack with the cause, and the record becomes rolled-back.
 // REQUIRES: step.id non-empty; the caller holds the policy's Lease.
 StepOutcome RunStep(const StepContext& ctx, const plan::ScheduleStep& step);
+
+// Test-only: restarts the process's write count that
+// KUBEON_APPLY_CRASH_AFTER_WRITES compares against (for a forked child).
+void ResetProcessWritesForTesting();
 
 // For every change the log shows `running`: finishes it when only the final
 // cleanup (taint and annotations) is missing, else rolls it back from its

@@ -9,7 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <thread>
@@ -329,6 +333,11 @@ TEST_F(StepRunnerTest, MigHappyPathThenRevert) {
   }
 
 
+  // Running it again changes nothing (idempotent).
+  StepOutcome again = RunStep(ctx, MigStep());
+  EXPECT_EQ(again.kind, OutcomeKind::kDone);
+  EXPECT_EQ(again.writes, 0);
+
   StepOutcome rev = RevertChange(ctx, "5e1c0a77");
   ASSERT_EQ(rev.kind, OutcomeKind::kDone) << rev.cause << "\n" << Progress();
   EXPECT_EQ(State("5e1c0a77"), "reverted");
@@ -355,6 +364,25 @@ TEST_F(StepRunnerTest, TimeSlicing) {
   for (const auto& p : pods) EXPECT_EQ(p["spec"]["nodeName"], "l4-1");
   json cm = Get("/api/v1/namespaces/gpu-operator/configmaps/kubeon-device-plugin-config");
   EXPECT_EQ(cm["data"][kTsKey], TsConfig());
+}
+
+// An owner managed by Argo CD is not patched: its patch is printed for the
+// repository; the node is still reconfigured and cleaned up.
+TEST_F(StepRunnerTest, GitOpsOwnerIsPrintedNotPatched) {
+  Start({Node("l4-1", "NVIDIA-L4", 2, false, false), Node("l4-2", "NVIDIA-L4", 2, false, true),
+         Deployment("chat", 2, "NVIDIA-L4")},
+        {"l4-2"});
+  const json before = Dep("chat")["spec"]["template"];
+  plan::ScheduleStep step = TsStep();
+  step.owners[0].gitops = "Argo CD";
+  StepOutcome out = RunStep(Ctx(), step);
+  ASSERT_EQ(out.kind, OutcomeKind::kDone) << out.cause << "\n" << Progress();
+  ASSERT_EQ(out.gitops_patches.size(), 1u);
+  EXPECT_NE(out.gitops_patches[0].find("Deployment ml/chat (managed by Argo CD)"), std::string::npos);
+  EXPECT_NE(out.gitops_patches[0].find("nvidia.com/gpu.shared"), std::string::npos);
+  EXPECT_EQ(Dep("chat")["spec"]["template"], before);
+  EXPECT_EQ(Alloc("l4-1", "nvidia.com/gpu.shared"), "8");
+  ExpectNodeClean("l4-1");
 }
 
 // maxUnavailable 0 (minAvailable = replicas): every eviction is refused, the
@@ -544,6 +572,63 @@ TEST_F(StepRunnerTest, ResumeAfterCrash) {
   EXPECT_EQ(State("9a8b7c6d"), "done");
   ExpectNodeClean("a100-1");
   EXPECT_EQ(Alloc("a100-1", "nvidia.com/mig-1g.5gb"), "14");
+}
+
+// KUBEON_APPLY_CRASH_AFTER_WRITES=N: a forked child running the step dies
+// by SIGKILL right after its N-th cluster write; the cluster shows exactly
+// those writes, and ResumeOrRollback from the log the child left (a
+// write-through store file) restores the node.  N = 2: after the
+// ConfigMap; N = 5: after the MIG label (see below).
+TEST_F(StepRunnerTest, CrashEnvHookKillsAfterNthWrite) {
+  Start(MigCluster(), {"a100-2"});
+  for (const char* n : {"2", "5"}) {
+    SCOPED_TRACE(std::string("crash after write ") + n);
+    const std::string log_file = sim_.dir().File(std::string("audit-") + n + ".json");
+    const std::string kubeconfig = sim_.token_kubeconfig();
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setenv(kCrashEnv, n, 1);
+      ResetProcessWritesForTesting();
+      kube::LoadOptions lo;
+      lo.kubeconfig_path = kubeconfig;
+      auto cfg = kube::LoadRestConfig(lo);
+      if (!cfg.ok()) _exit(10);
+      auto c = kube::KubeClient::Connect(*cfg);
+      if (!c.ok()) _exit(11);
+      testing::MemoryAuditStore store(log_file);
+      RealClock clock;
+      StepContext ctx{**c, store, clock};
+      ctx.artifacts.mig_parted_config = PlanMigConfig();
+      ctx.options.configmap_sync = std::chrono::milliseconds(0);
+      ctx.options.poll_interval = std::chrono::milliseconds(50);
+      RunStep(ctx, MigStep());
+      _exit(12);  // not reached: killed after the N-th write
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    EXPECT_EQ(WTERMSIG(status), SIGKILL);
+    json node = NodeObj("a100-1");
+    EXPECT_TRUE(node["spec"].value("unschedulable", false));
+    EXPECT_EQ(node["metadata"]["annotations"][kCordonedByAnnotation], "5e1c0a77");
+    // Write 2 is the ConfigMap; in the second round the ConfigMap already
+    // holds the config, so writes 2-4 are the evictions and 5 the label.
+    EXPECT_EQ(Label("a100-1", "nvidia.com/mig.config"), std::string(n) == "2" ? "" : kMigConfigName);
+
+    testing::MemoryAuditStore store(log_file);
+    auto rec = store.GetChange("5e1c0a77");
+    ASSERT_TRUE(rec.ok() && rec->has_value());
+    EXPECT_EQ((*rec)->state, audit::ChangeState::kRunning);
+    StepContext ctx = Ctx();
+    StepContext resume{*client_, store, clock_, ctx.artifacts, ctx.options, "gpu-sharing", ctx.progress};
+    auto resumed = ResumeOrRollback(resume);
+    ASSERT_EQ(resumed.size(), 1u);
+    EXPECT_EQ(resumed[0].kind, OutcomeKind::kRolledBack) << resumed[0].cause << "\n" << Progress();
+    ExpectNodeClean("a100-1");
+    EXPECT_TRUE(ResumeOrRollback(resume).empty());
+    ASSERT_TRUE(WaitFor([&] { return Available("infer") == 2 && Available("busy") == 1; }));
+  }
 }
 
 }  // namespace

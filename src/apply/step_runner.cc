@@ -244,8 +244,10 @@ class Runner {
     return Log(action, "ok", detail);
   }
 
+  // The hard deadline ends the forward sequence; a rollback is bound only by
+  // its own waits (it must not stop half way).
   Status CheckDeadline(const std::string& what) {
-    if (ctx_.options.hard_deadline && ctx_.clock.Now() > *ctx_.options.hard_deadline) {
+    if (!rolling_back_ && ctx_.options.hard_deadline && ctx_.clock.Now() > *ctx_.options.hard_deadline) {
       return Status::Error("hard deadline passed while " + what);
     }
     return Status::Ok();
@@ -1053,6 +1055,7 @@ class Runner {
     Run()["phase"] = "rollback";
     Run()["cause"] = cause;
     Save();
+    rolling_back_ = true;
     Status r = Rollback();
     if (crashed_) return Crashed();
     const bool step = key_ == "step";
@@ -1091,6 +1094,7 @@ class Runner {
   json undo_ = json::object();
   StepOutcome outcome_;
   bool crashed_ = false;
+  bool rolling_back_ = false;
 };
 
 StepOutcome Failed(const std::string& id, const std::string& cause) {

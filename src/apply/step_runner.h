@@ -114,8 +114,9 @@ struct StepOptions {
   std::chrono::milliseconds mig_deadline{std::chrono::minutes(15)};      // no fresh success -> roll back
   std::chrono::milliseconds allocatable_deadline{std::chrono::minutes(5)};
   std::chrono::milliseconds rollout_deadline{std::chrono::minutes(15)};
-  // Absolute: once passed, a running step rolls back (the window's close
-  // plus the documented grace; see the apply command).
+  // Absolute: once passed, a running step stops where it is and rolls back
+  // (the window's close plus the documented grace; see the apply command).
+  // The rollback itself is bound only by the waits above.
   std::optional<Clock::TimePoint> hard_deadline;
   bool patch_gitops_owners = false;  // policy spec.disruption.patchGitOpsOwners
   // Test-only (see the file comment): called after each successful cluster

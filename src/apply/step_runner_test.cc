@@ -72,6 +72,16 @@ json Deployment(const std::string& name, int replicas, const std::string& produc
           {"spec", {{"replicas", replicas}, {"selector", {{"matchLabels", {{"app", name}}}}}, {"template", tmpl}}}};
 }
 
+// A StatefulSet whose pods are replaced only when deleted (OnDelete).
+json OnDeleteStatefulSet(const std::string& name, int replicas, const std::string& product) {
+  json sts = Deployment(name, replicas, product);
+  sts["kind"] = "StatefulSet";
+  sts["metadata"]["uid"] = "uid-sts-" + name;
+  sts["spec"]["serviceName"] = name;
+  sts["spec"]["updateStrategy"] = {{"type", "OnDelete"}};
+  return sts;
+}
+
 json Pdb(const std::string& app, int min_available) {
   return {{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"},
           {"metadata", {{"name", app + "-pdb"}, {"namespace", "ml"}, {"uid", "uid-pdb-" + app}}},
@@ -155,10 +165,11 @@ class StepRunnerTest : public ::testing::Test {
                                                  {"podShutdownMs", 500}, {"migReconfigureDelayMs", 300}});
     ASSERT_TRUE(set.ok()) << set.error().ToString();
     for (const auto& item : items) {
-      if (item["kind"] != "Deployment") continue;
+      if (item["kind"] != "Deployment" && item["kind"] != "StatefulSet") continue;
       const std::string name = item["metadata"]["name"];
-      ASSERT_TRUE(WaitFor([&] { return Available(name) == item["spec"]["replicas"].get<int>(); }))
-          << "deployment " << name << " did not become available";
+      const std::string kind = item["kind"];
+      ASSERT_TRUE(WaitFor([&] { return Available(name, kind) == item["spec"]["replicas"].get<int>(); }))
+          << kind << " " << name << " did not become available";
     }
     for (const auto& n : hold) ASSERT_TRUE(client_->Uncordon(n).ok());
   }
@@ -193,8 +204,9 @@ class StepRunnerTest : public ::testing::Test {
     return NodeObj(n)["status"]["allocatable"].value(r, "");
   }
   json Dep(const std::string& name) { return Get("/apis/apps/v1/namespaces/ml/deployments/" + name); }
-  int Available(const std::string& name) {
-    auto r = client_->Get("/apis/apps/v1/namespaces/ml/deployments/" + name);
+  int Available(const std::string& name, const std::string& kind = "Deployment") {
+    auto r = client_->Get(std::string("/apis/apps/v1/namespaces/ml/") +
+                          (kind == "StatefulSet" ? "statefulsets/" : "deployments/") + name);
     if (!r.ok()) return -1;
     return r->value("/status/availableReplicas"_json_pointer, 0);
   }
@@ -366,6 +378,32 @@ TEST_F(StepRunnerTest, TimeSlicing) {
   EXPECT_EQ(cm["data"][kTsKey], TsConfig());
 }
 
+// A StatefulSet with updateStrategy OnDelete is moved pod by pod through
+// the Eviction API: both pods end on the shared GPUs with the new template.
+TEST_F(StepRunnerTest, OnDeleteStatefulSetMovedPodByPod) {
+  Start({Node("l4-1", "NVIDIA-L4", 2, false, false), Node("l4-2", "NVIDIA-L4", 2, false, true),
+         OnDeleteStatefulSet("embed", 2, "NVIDIA-L4")},
+        {"l4-2"});
+  plan::ScheduleStep step = TsStep();
+  step.owners[0] = Move("embed", 2, "nvidia.com/gpu.shared");
+  step.owners[0].owner.kind = "StatefulSet";
+  step.owners[0].strategy = "OnDelete";
+  StepOutcome out = RunStep(Ctx(), step);
+  ASSERT_EQ(out.kind, OutcomeKind::kDone) << out.cause << "\n" << Progress();
+  auto pods = Pods("embed");
+  ASSERT_EQ(pods.size(), 2u);
+  for (const auto& p : pods) {
+    EXPECT_EQ(p["spec"]["nodeName"], "l4-1") << p["metadata"]["name"];
+    EXPECT_TRUE(p["spec"]["containers"][0]["resources"]["requests"].contains("nvidia.com/gpu.shared"));
+  }
+  auto log = store_.Log(step.id);
+  ASSERT_TRUE(log.ok());
+  int evictions = 0;
+  for (const auto& e : *log) evictions += e.action == "evict" && e.outcome == "ok";
+  EXPECT_EQ(evictions, 4);  // 2 to empty l4-1, then 2 for the OnDelete rollout
+  ExpectNodeClean("l4-1");
+}
+
 // An owner managed by Argo CD is not patched: its patch is printed for the
 // repository; the node is still reconfigured and cleaned up.
 TEST_F(StepRunnerTest, GitOpsOwnerIsPrintedNotPatched) {
@@ -403,6 +441,23 @@ TEST_F(StepRunnerTest, PdbBlocksEvictionRollsBack) {
   EXPECT_EQ(Pods("infer").size(), 2u);
   EXPECT_TRUE(Dep("infer")["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"].contains(
       "nvidia.com/gpu"));
+}
+
+// The hard deadline (window close) passes while an eviction waits on a PDB:
+// the step stops there and rolls back completely (the rollback is not cut
+// short by the deadline).
+TEST_F(StepRunnerTest, HardDeadlineRollsBack) {
+  auto items = MigCluster();
+  items.push_back(Pdb("infer", 2));
+  Start(items, {"a100-2"});
+  StepContext ctx = Ctx();
+  ctx.options.eviction_deadline = std::chrono::seconds(60);
+  ctx.options.hard_deadline = clock_.Now() + std::chrono::seconds(2);
+  StepOutcome out = RunStep(ctx, MigStep());
+  ASSERT_EQ(out.kind, OutcomeKind::kRolledBack) << out.cause << "\n" << Progress();
+  EXPECT_NE(out.cause.find("hard deadline"), std::string::npos) << out.cause;
+  ExpectNodeClean("a100-1");
+  EXPECT_EQ(Available("infer"), 2);
 }
 
 // mig-manager reports failed: the node goes back to an explicit all-disabled

@@ -113,35 +113,37 @@ plan::StepOwnerMove Move(const std::string& name, int replicas, const std::strin
   return m;
 }
 
+// A one-node step: set `label`=`value` on `node`, move Deployment `owner`
+// (2 replicas) to `to`; the evicted pods run on `spare` meanwhile.
+plan::ScheduleStep OneNodeStep(const std::string& id, const std::string& model, const std::string& method,
+                               const std::string& node, const std::string& label, const std::string& value,
+                               const std::string& owner, const std::string& to, const std::string& spare,
+                               int64_t spare_gpus) {
+  plan::ScheduleStep s;
+  s.index = 1;
+  s.id = id;
+  s.content_hash = id + std::string(56, '0');
+  s.gpu_model = model;
+  s.method = method;
+  s.nodes = {node};
+  s.labels_after[node][label] = value;
+  s.owners.push_back(Move(owner, 2, to));
+  s.needs.push_back({"nvidia.com/gpu", spare_gpus, {spare}, "the evicted pods run on " + spare + " meanwhile"});
+  return s;
+}
+
 // A100 node a100-1 (4 GPUs) runs infer (2 pods, moved to 1g.5gb slices) and
 // busy (1 whole-GPU pod that stays on whole GPUs); a100-2 (4 GPUs) is where
 // the evicted pods run meanwhile.
 plan::ScheduleStep MigStep() {
-  plan::ScheduleStep s;
-  s.index = 1;
-  s.id = "5e1c0a77";
-  s.content_hash = "5e1c0a77" + std::string(56, '0');
-  s.gpu_model = "A100-40GB";
-  s.method = "mig";
-  s.nodes = {"a100-1"};
-  s.labels_after["a100-1"]["nvidia.com/mig.config"] = kMigConfigName;
-  s.owners.push_back(Move("infer", 2, "nvidia.com/mig-1g.5gb"));
-  s.needs.push_back({"nvidia.com/gpu", 3, {"a100-2"}, "the evicted pods run on a100-2 meanwhile"});
-  return s;
+  return OneNodeStep("5e1c0a77", "A100-40GB", "mig", "a100-1", "nvidia.com/mig.config", kMigConfigName, "infer",
+                     "nvidia.com/mig-1g.5gb", "a100-2", 3);
 }
 
+// L4 node l4-1 (2 GPUs) shared 4 ways; chat's 2 pods move onto it.
 plan::ScheduleStep TsStep() {
-  plan::ScheduleStep s;
-  s.index = 1;
-  s.id = "7b3d9e10";
-  s.content_hash = "7b3d9e10" + std::string(56, '0');
-  s.gpu_model = "L4";
-  s.method = "time-slicing";
-  s.nodes = {"l4-1"};
-  s.labels_after["l4-1"]["nvidia.com/device-plugin.config"] = kTsKey;
-  s.owners.push_back(Move("chat", 2, "nvidia.com/gpu.shared"));
-  s.needs.push_back({"nvidia.com/gpu", 2, {"l4-2"}, "the evicted pods run on l4-2 meanwhile"});
-  return s;
+  return OneNodeStep("7b3d9e10", "L4", "time-slicing", "l4-1", "nvidia.com/device-plugin.config", kTsKey, "chat",
+                     "nvidia.com/gpu.shared", "l4-2", 2);
 }
 
 class StepRunnerTest : public ::testing::Test {
@@ -424,40 +426,30 @@ TEST_F(StepRunnerTest, GitOpsOwnerIsPrintedNotPatched) {
 }
 
 // maxUnavailable 0 (minAvailable = replicas): every eviction is refused, the
-// step times out and rolls back; no pod is lost.
+// step times out and rolls back; no pod is lost.  Taken again (a rolled-back
+// step may be), the hard deadline (window close) passes while the eviction
+// waits: the step stops there and rolls back completely (the rollback is not
+// cut short by the deadline).
 TEST_F(StepRunnerTest, PdbBlocksEvictionRollsBack) {
   auto items = MigCluster();
   items.push_back(Pdb("infer", 2));
   Start(items, {"a100-2"});
-  StepContext ctx = Ctx();
-  ctx.options.eviction_deadline = std::chrono::seconds(2);
-  StepOutcome out = RunStep(ctx, MigStep());
-  ASSERT_EQ(out.kind, OutcomeKind::kRolledBack) << out.cause << "\n" << Progress();
-  EXPECT_NE(out.cause.find("refused"), std::string::npos) << out.cause;
-  EXPECT_EQ(State("5e1c0a77"), "rolled-back");
-  ExpectNodeClean("a100-1");
-  EXPECT_EQ(Label("a100-1", "nvidia.com/mig.config"), "");
-  EXPECT_EQ(Available("infer"), 2);
-  EXPECT_EQ(Pods("infer").size(), 2u);
-  EXPECT_TRUE(Dep("infer")["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"].contains(
-      "nvidia.com/gpu"));
-}
-
-// The hard deadline (window close) passes while an eviction waits on a PDB:
-// the step stops there and rolls back completely (the rollback is not cut
-// short by the deadline).
-TEST_F(StepRunnerTest, HardDeadlineRollsBack) {
-  auto items = MigCluster();
-  items.push_back(Pdb("infer", 2));
-  Start(items, {"a100-2"});
-  StepContext ctx = Ctx();
-  ctx.options.eviction_deadline = std::chrono::seconds(60);
-  ctx.options.hard_deadline = clock_.Now() + std::chrono::seconds(2);
-  StepOutcome out = RunStep(ctx, MigStep());
-  ASSERT_EQ(out.kind, OutcomeKind::kRolledBack) << out.cause << "\n" << Progress();
-  EXPECT_NE(out.cause.find("hard deadline"), std::string::npos) << out.cause;
-  ExpectNodeClean("a100-1");
-  EXPECT_EQ(Available("infer"), 2);
+  for (bool hard : {false, true}) {
+    SCOPED_TRACE(hard ? "hard deadline" : "eviction deadline");
+    StepContext ctx = Ctx();
+    ctx.options.eviction_deadline = std::chrono::seconds(hard ? 60 : 2);
+    if (hard) ctx.options.hard_deadline = clock_.Now() + std::chrono::seconds(2);
+    StepOutcome out = RunStep(ctx, MigStep());
+    ASSERT_EQ(out.kind, OutcomeKind::kRolledBack) << out.cause << "\n" << Progress();
+    EXPECT_NE(out.cause.find(hard ? "hard deadline" : "refused"), std::string::npos) << out.cause;
+    EXPECT_EQ(State("5e1c0a77"), "rolled-back");
+    ExpectNodeClean("a100-1");
+    EXPECT_EQ(Label("a100-1", "nvidia.com/mig.config"), "");
+    EXPECT_EQ(Available("infer"), 2);
+    EXPECT_EQ(Pods("infer").size(), 2u);
+    EXPECT_TRUE(Dep("infer")["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"].contains(
+        "nvidia.com/gpu"));
+  }
 }
 
 // mig-manager reports failed: the node goes back to an explicit all-disabled

@@ -244,23 +244,27 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
     }
     ChangeRecord end = **latest;
     const char* outcome = "done";
+    ChangeState final_state = ChangeState::kDone;
     switch (result.kind) {
-      case StepResultKind::kDone: end.state = ChangeState::kDone; break;
+      case StepResultKind::kDone: break;
       case StepResultKind::kRolledBack:
-        end.state = ChangeState::kRolledBack;
+        final_state = ChangeState::kRolledBack;
         outcome = "rolled-back";
         break;
       case StepResultKind::kRollbackFailed:
-        end.state = ChangeState::kFailed;
+        final_state = ChangeState::kFailed;
         outcome = "rollback-failed";
         break;
     }
-    if (result.kind != StepResultKind::kDone) end.reason = result.message;
-    Result<ChangeRecord> fin = Put(*store, end, end.revision, o);
-    Status logged = fin.ok() ? Log(*store, o, step.id, "finish", outcome, result.message) : fin.status();
-    if (!logged.ok()) {
-      report.error = logged.message();
-      return report;
+    if (end.state == ChangeState::kRunning) {  // the runner left the final state to us
+      end.state = final_state;
+      if (result.kind != StepResultKind::kDone) end.reason = result.message;
+      Result<ChangeRecord> fin = Put(*store, end, end.revision, o);
+      Status logged = fin.ok() ? Log(*store, o, step.id, "finish", outcome, result.message) : fin.status();
+      if (!logged.ok()) {
+        report.error = logged.message();
+        return report;
+      }
     }
     report.steps.push_back(Report(plan, step, outcome, result.message));
     progress(Summary(step) + ": " + outcome + (result.message.empty() ? "" : ": " + result.message));

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/change_commands.h"
+#include "cli/apply_command.h"
 #include "cli/plan_command.h"
 #include "kube/snapshot.h"
 
@@ -34,6 +35,10 @@ int main(int argc, char** argv) {
                        "status.namespace, else gpu-operator)");
   snapshot->add_flag("-v,--verbose", snap.verbose, "Progress per resource on stderr");
   kubeon::cli::ChangesArgs changes_args;
+  kubeon::cli::ApplyArgs apply_args;
+  CLI::App* apply = kubeon::cli::AddApplyCommand(app, apply_args);
+  kubeon::cli::RevertArgs revert_args;
+  CLI::App* revert = kubeon::cli::AddRevertCommand(app, revert_args);
   CLI::App* changes = kubeon::cli::AddChangesCommand(app, changes_args);
   kubeon::cli::AuditArgs audit_args;
   CLI::App* audit = kubeon::cli::AddAuditCommand(app, audit_args);
@@ -48,6 +53,8 @@ int main(int argc, char** argv) {
   }
   if (plan->parsed()) return kubeon::cli::RunPlan(plan_args, std::cout, std::cerr);
   if (snapshot->parsed()) return kubeon::kube::RunSnapshotCommand(snap, std::cout, std::cerr);
+  if (apply->parsed()) return kubeon::cli::RunApply(apply_args, std::cout, std::cerr);
+  if (revert->parsed()) return kubeon::cli::RunRevert(revert_args, std::cout, std::cerr);
   if (changes->parsed()) return kubeon::cli::RunChanges(changes_args, std::cout, std::cerr);
   if (audit->parsed()) return kubeon::cli::RunAudit(audit_args, std::cout, std::cerr);
   if (approve->parsed()) return kubeon::cli::RunApprove(approve_args, std::cout, std::cerr);

@@ -144,15 +144,24 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
         r.created_at = Now(o);
       }
       const std::string step_json = plan::StepToJson(step).dump();
-      if (!record || r.step_json != step_json) {
+      const bool again = record && record->state == ChangeState::kExpired;
+      if (again) {  // the same content is in the plan again: a new proposal, to be decided anew
+        r.state = ChangeState::kProposed;
+        r.approved_by.clear();
+        r.approved_at.clear();
+        r.approval_expires_at.clear();
+        r.approved_hash.clear();
+        r.reason.clear();
+      }
+      if (!record || again || r.step_json != step_json) {
         r.step_json = step_json;
         Result<ChangeRecord> put = Put(*store, r, expected, o);
         if (!put.ok()) {
           report.error = put.status().message();
           return report;
         }
-        if (!record) {
-          Status logged = Log(*store, o, step.id, "propose", "ok", Summary(step));
+        if (!record || again) {
+          Status logged = Log(*store, o, step.id, "propose", "ok", (again ? "again: " : "") + Summary(step));
           if (!logged.ok()) {
             report.error = logged.message();
             return report;

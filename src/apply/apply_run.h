@@ -5,7 +5,8 @@
 //
 // For each step, in schedule order:
 //  1. record it in the audit store (a new id: state proposed; a known id:
-//     the record is kept, with the current step_json) BEFORE anything else;
+//     the record is kept, with the current step_json; an expired one is
+//     proposed again, its lapsed approval cleared) BEFORE anything else;
 //  2. ask the gate (gate.h) whether it may start now;
 //  3. kRun: renew the policy Lease, set state running (compare-and-set on the
 //     record's revision: a second executor cannot start it too), run it, and

@@ -148,6 +148,13 @@ TEST_F(ApplyRunTest, ExpiredApprovalsAndStepsThatLeftThePlan) {
   EXPECT_EQ(State("cccccccc"), ChangeState::kExpired);
   EXPECT_EQ(r.steps[0].outcome, "expired");
   EXPECT_EQ(State("bbbbbbbb"), ChangeState::kExpired);
+  // The next run proposes it again; a new approval lets it run.
+  ApplyReport again = Run(policy::Mode::kApprove, kOpen);
+  EXPECT_EQ(again.steps[0].outcome, "waiting-approval");
+  EXPECT_EQ(State("bbbbbbbb"), ChangeState::kProposed);
+  Approve("bbbbbbbb");
+  Run(policy::Mode::kApprove, kOpen);
+  EXPECT_EQ(ran_, std::vector<std::string>{"bbbbbbbb"});
 }
 
 TEST_F(ApplyRunTest, ARolledBackStepStopsTheRun) {

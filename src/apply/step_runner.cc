@@ -156,6 +156,10 @@ struct Goal {
   std::vector<NodeGoal> nodes;
   std::vector<OwnerGoal> owners;
   std::vector<plan::CapacityNeed> needs;
+  // "ns/name" -> position in the step's evictions: pods that run elsewhere
+  // meanwhile come first, so that the ones waiting Pending take their
+  // PodDisruptionBudget's allowance last (schedule.h).  Unlisted pods go last.
+  std::map<std::string, size_t> eviction_rank;
 };
 
 // ---------------------------------------------------------------------------
@@ -511,10 +515,18 @@ class Runner {
     });
   }
 
-  Status EvictGpuPods(const std::string& node) {
+  // Evicts the node's GPU pods, in `rank` order when given (see Goal).
+  Status EvictGpuPods(const std::string& node, const std::map<std::string, size_t>& rank = {}) {
     const auto until = ctx_.clock.Now() + ctx_.options.eviction_deadline;
     auto pods = GpuPods(node);
     if (!pods.ok()) return pods.status();
+    auto rank_of = [&](const json& p) {
+      auto it = rank.find(p.value("/metadata/namespace"_json_pointer, std::string()) + "/" +
+                          p.value("/metadata/name"_json_pointer, std::string()));
+      return it == rank.end() ? rank.size() : it->second;
+    };
+    std::stable_sort(pods->begin(), pods->end(),
+                     [&](const json& a, const json& b) { return rank_of(a) < rank_of(b); });
     for (const auto& p : *pods) {
       Status s = EvictAndWait(p, until);
       if (!s.ok()) return s;
@@ -894,7 +906,7 @@ class Runner {
     }
     for (const auto& g : goal.nodes) {
       Progress("evicting the GPU pods of node " + g.name);
-      s = EvictGpuPods(g.name);
+      s = EvictGpuPods(g.name, goal.eviction_rank);
       if (!s.ok()) return s;
     }
     for (const auto& g : goal.nodes) {
@@ -1108,6 +1120,7 @@ StepOutcome Failed(const std::string& id, const std::string& cause) {
 Goal StepGoal(const plan::ScheduleStep& step) {
   Goal g;
   g.needs = step.needs;
+  for (size_t i = 0; i < step.evictions.size(); ++i) g.eviction_rank.emplace(step.evictions[i].pod, i);
   for (const auto& node : step.nodes) {
     NodeGoal ng{node, {}};
     auto it = step.labels_after.find(node);

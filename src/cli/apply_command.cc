@@ -64,9 +64,9 @@ apply::StepArtifacts ArtifactsOf(const plan::Plan& plan, const model::Cluster& c
   plan::PlannerOptions po;
   po.operator_namespace = args.operator_namespace;
   a.operator_namespace = plan::OperatorNamespace(cluster, po);
-  if (!plan.artifacts.mig_parted_configmap.empty()) a.mig_configmap = plan.artifacts.mig_parted_configmap;
+  a.mig_configmap = po.mig_configmap_name;  // the names the plan's ConfigMaps carry
   a.mig_parted_config = plan.artifacts.mig_parted_config;
-  if (!plan.artifacts.device_plugin_configmap.empty()) a.device_plugin_configmap = plan.artifacts.device_plugin_configmap;
+  a.device_plugin_configmap = po.device_plugin_configmap_name;
   a.device_plugin_configs = plan.artifacts.device_plugin_configs;
   return a;
 }

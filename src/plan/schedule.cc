@@ -66,7 +66,10 @@ struct Owner {
 struct Placed {
   int inst = -1;
   int node = -1;  // -1: waits Pending (or is not recreated)
+  int pdb = -1;   // >= 0: waits Pending for want of a free GPU, within this PDB's allowance;
+                  // kNoBudget: waits Pending and no PDB covers it (the step is flagged)
 };
+constexpr int kNoBudget = -2;
 
 std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
@@ -330,15 +333,45 @@ class Builder {
     return p.daemonset || p.PlacementOf().PinnedNode() == node_name;
   }
 
-  // Tries to find meanwhile slots for every instance on the nodes of `step`.
+  // Whether the instance's owner moves at the end of `step` (its rollout then
+  // replaces the Pending pod with one on the new slices).
+  bool BackAfter(const Inst& inst, const std::vector<int>& step) const {
+    if (inst.owner < 0) return false;
+    for (int t : owners_[inst.owner].targets) {
+      if (!targets_[t].done && std::find(step.begin(), step.end(), t) == step.end()) return false;
+    }
+    return true;
+  }
+
+  // The first PodDisruptionBudget selecting the pod (cluster.pdbs index), -1 when none.
+  int PdbOf(const model::Pod& pod) const {
+    for (size_t i = 0; i < cluster_.pdbs.size(); ++i) {
+      const model::PodDisruptionBudget& b = cluster_.pdbs[i];
+      if (b.namespace_ == pod.namespace_ && b.selector.Matches(pod.labels)) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // Tries to find meanwhile slots for every instance on the nodes of `step`;
+  // an instance without one may wait Pending when its PodDisruptionBudget
+  // allows that many disruptions for the whole step.
   // On success applies them to the free counts and returns true; on failure
   // leaves the model unchanged.  `placed` receives the slots.
   bool TryStep(const std::vector<int>& step, std::vector<Placed>* placed) {
     placed->clear();
     std::set<int> in_step;
     for (int t : step) in_step.insert(targets_[t].node);
-    std::vector<std::pair<int, int64_t>> undo;  // node, previous free
-    bool ok = true;
+    // Who gets the free GPUs first: pods that may not wait Pending, then the
+    // pods of each PodDisruptionBudget beyond its allowance, then pods no
+    // budget covers (waiting would flag the step), then the rest.
+    enum Priority { kMustRun = 0, kBeyondBudget = 1, kNoBudgetPod = 2, kWithinBudget = 3 };
+    struct Candidate {
+      int inst;
+      int pdb;
+      Priority priority;
+    };
+    std::vector<Candidate> candidates;
+    std::map<int, int> seen;  // PDB -> its pods so far
     for (int t : step) {
       const int node = targets_[t].node;
       for (int ii : nodes_[node].insts) {
@@ -347,22 +380,54 @@ class Builder {
           placed->push_back({ii, -1});
           continue;
         }
-        const model::Placement where = cluster_.pods[inst.pod].PlacementOf();
-        int chosen = -1;
-        for (const auto& [tier, n] : slots_) {
-          if (in_step.count(n) || nodes_[n].free < inst.gpus || !where.AllowsNode(nodes_[n].node)) continue;
-          chosen = n;
-          break;
+        const int pdb = PdbOf(cluster_.pods[inst.pod]);
+        Priority pr = kWithinBudget;
+        if (!BackAfter(inst, step)) {
+          pr = kMustRun;
+        } else if (pdb < 0) {
+          pr = kNoBudgetPod;
+        } else if (++seen[pdb] > cluster_.pdbs[pdb].disruptions_allowed) {
+          pr = kBeyondBudget;
         }
-        if (chosen < 0) {
-          ok = false;
-          break;
-        }
+        candidates.push_back({ii, pdb, pr});
+      }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& x, const Candidate& y) { return x.priority < y.priority; });
+    std::vector<std::pair<int, int64_t>> undo;  // node, previous free
+    std::map<int, int> waiting;                  // PDB -> its pods waiting Pending
+    bool ok = true;
+    for (const Candidate& c : candidates) {
+      const Inst& inst = insts_[c.inst];
+      const model::Placement where = cluster_.pods[inst.pod].PlacementOf();
+      int chosen = -1;
+      for (const auto& [tier, n] : slots_) {
+        if (in_step.count(n) || nodes_[n].free < inst.gpus || !where.AllowsNode(nodes_[n].node)) continue;
+        chosen = n;
+        break;
+      }
+      if (chosen >= 0) {
         undo.push_back({chosen, nodes_[chosen].free});
         SetFree(chosen, nodes_[chosen].free - inst.gpus);
-        placed->push_back({ii, chosen});
+        placed->push_back({c.inst, chosen});
+        continue;
       }
-      if (!ok) break;
+      // No free GPU it may use: it waits Pending while the step runs, which
+      // only a pod whose owner moves at the end of this step may do.
+      if (c.priority == kMustRun) {
+        ok = false;
+        break;
+      }
+      if (c.pdb >= 0) ++waiting[c.pdb];
+      placed->push_back({c.inst, -1, c.pdb >= 0 ? c.pdb : kNoBudget});
+    }
+    // Pods waiting Pending hold their budget's disruptions for the whole step.
+    // The executor evicts the pods that run elsewhere first (evictions are
+    // listed in that order) and each waits for its replacement to be Ready
+    // (the Eviction API answers 429 until then), so they need no allowance
+    // beyond the waiting pods'.
+    for (const auto& [pdb, w] : waiting) {
+      if (w > cluster_.pdbs[pdb].disruptions_allowed) ok = false;
     }
     if (!ok) {
       for (auto it = undo.rbegin(); it != undo.rend(); ++it) SetFree(it->first, it->second);
@@ -522,6 +587,7 @@ class Builder {
     std::vector<std::pair<int, int>> waiting;  // (instance, node) that comes back to the node it left
     int64_t max_grace = 0;
     std::set<std::string> disrupted_pods;
+    std::vector<std::string> unbudgeted;  // pods waiting Pending that no PDB covers
     for (const auto& d : s.disrupted) disrupted_pods.insert(d.pod);
     for (const auto& p : placed) {
       Inst& inst = insts_[p.inst];
@@ -549,20 +615,40 @@ class Builder {
       } else {
         inst.node = -1;
         held_ -= inst.gpus;
-        if (e.comes_back) {
+        if (p.pdb != -1) {
+          // Waits for its owner's rollout at the end of this step, which replaces it.
+        } else if (e.comes_back) {
           waiting.push_back({p.inst, from});
         } else {
           inst.alive = false;
         }
         if (!disrupted_pods.count(e.pod)) {
           s.disrupted.push_back({e.pod, e.owner,
-                                 e.comes_back ? "waits Pending while the step runs (it may only run on " +
-                                                    nodes_[from].node.name + ") and comes back when the step ends"
-                                              : "a bare pod: evicted, it is deleted and not recreated"});
+                                 !e.comes_back ? "a bare pod: evicted, it is deleted and not recreated"
+                                 : p.pdb == kNoBudget
+                                     ? "waits Pending while the step runs (no free GPU it may use elsewhere, no "
+                                       "PodDisruptionBudget) and comes back when the step ends"
+                                 : p.pdb >= 0
+                                     ? "waits Pending while the step runs (no free GPU it may use elsewhere; "
+                                       "PodDisruptionBudget " + cluster_.pdbs[p.pdb].namespace_ + "/" +
+                                           cluster_.pdbs[p.pdb].name + " allows " +
+                                           std::to_string(cluster_.pdbs[p.pdb].disruptions_allowed) +
+                                           " disruption(s)) and comes back when the step ends"
+                                     : "waits Pending while the step runs (it may only run on " +
+                                           nodes_[from].node.name + ") and comes back when the step ends"});
           disrupted_pods.insert(e.pod);
         }
       }
+      if (p.pdb == kNoBudget) unbudgeted.push_back(e.pod);
       s.evictions.push_back(std::move(e));
+    }
+    // Pods that run elsewhere are evicted first (see TryStep).
+    std::stable_partition(s.evictions.begin(), s.evictions.end(),
+                          [](const StepEviction& e) { return !e.runs_meanwhile.empty(); });
+    if (!unbudgeted.empty()) {
+      s.flags.push_back(std::to_string(unbudgeted.size()) +
+                        " pod(s) without a PodDisruptionBudget wait Pending while the step runs (no free GPU "
+                        "they may use elsewhere): " + Join(unbudgeted, ", "));
     }
     for (const auto& [origin, count] : need_count) {
       CapacityNeed n;

@@ -64,6 +64,8 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
       }
     }
   }
+  std::map<std::string, const model::Pod*> original;  // every pod by "ns/name"
+  for (const auto& p : cluster.pods) original[p.namespace_ + "/" + p.name] = &p;
   std::set<std::string> done, moved;
   std::set<std::string> ids;
   for (const auto& step : sched.steps) {
@@ -126,7 +128,58 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
       for (const auto& g : t->second->gpus) mig += g.mig_enabled ? 1 : 0;
       free[n] = t->second->method == "mig" ? t->second->gpu_count - mig : 0;
     }
+    // A waiting pod of an owner this step moves is replaced by its rollout
+    // and does not come back; it waits within its PodDisruptionBudget's
+    // allowance, evicted after every pod of that budget that runs elsewhere
+    // (whose replacement must be Ready first), or, without a budget, only in
+    // a flagged step.
+    std::set<std::string> moving_now;
+    for (const auto& o : step.owners) moving_now.insert(o.owner.kind + "/" + o.owner.Display());
+    auto budget_of = [&](const model::Pod& pod) -> const model::PodDisruptionBudget* {
+      for (const auto& b : cluster.pdbs) {
+        if (b.namespace_ == pod.namespace_ && b.selector.Matches(pod.labels)) return &b;
+      }
+      return nullptr;
+    };
+    std::map<const model::PodDisruptionBudget*, int> waits;
+    std::map<const model::PodDisruptionBudget*, size_t> last_elsewhere, first_wait;
+    for (size_t i = 0; i < step.evictions.size(); ++i) {
+      const auto& e = step.evictions[i];
+      auto p = original.find(e.pod);
+      if (p == original.end()) continue;
+      const auto* b = budget_of(*p->second);
+      if (b == nullptr) continue;
+      if (!e.runs_meanwhile.empty()) {
+        last_elsewhere[b] = i;
+      } else if (!first_wait.count(b)) {
+        first_wait[b] = i;
+      }
+    }
+    for (const auto& [b, i] : first_wait) {
+      if (last_elsewhere.count(b) && last_elsewhere[b] > i) {
+        fail(at + "a pod of PodDisruptionBudget " + b->name + " waiting Pending is evicted before one that runs "
+             "elsewhere");
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> coming_back;
     for (const auto& [pod, node] : returns) {
+      const model::Pod& mp = *pods[pod].pod;
+      if (!moving_now.count(mp.workload.kind + "/" + mp.workload.Display())) {
+        coming_back.push_back({pod, node});
+        continue;
+      }
+      if (const auto* b = budget_of(mp)) {
+        ++waits[b];
+      } else if (step.flags.empty()) {
+        fail(at + pod + " waits Pending without a PodDisruptionBudget and the step is not flagged");
+      }
+    }
+    for (const auto& [b, w] : waits) {
+      if (w > b->disruptions_allowed) {
+        fail(at + std::to_string(w) + " pods wait Pending beyond PodDisruptionBudget " + b->name + "'s allowance");
+      }
+    }
+    for (const auto& [pod, node] : coming_back) {
       pods[pod].node = node;
       free[node] -= pods[pod].pod->gpus;
       if (free[node] < 0) fail(at + "no whole GPU for " + pod + " to come back to " + node);

@@ -81,6 +81,17 @@ struct Fixture {
     return cluster.controllers.back();
   }
 
+  // A PodDisruptionBudget over app=<name> in `ns` allowing `allowed` disruptions.
+  void AddPdb(const std::string& ns, const std::string& name, int allowed) {
+    model::PodDisruptionBudget b;
+    b.namespace_ = ns;
+    b.name = name + "-pdb";
+    b.selector.match_labels["app"] = name;
+    b.selector.empty_selects_all = false;
+    b.disruptions_allowed = allowed;
+    cluster.pdbs.push_back(b);
+  }
+
   Plan Run() {
     Plan p = MakePlan(cluster, history, policy, mig::MigCatalog::Builtin(), PlannerOptions{});
     for (const auto& problem : CheckSchedule(cluster, p, policy)) ADD_FAILURE() << problem;
@@ -149,6 +160,8 @@ TEST(Schedule, NoSpareGpuIsInfeasibleWithTheCount) {
   f.AddNode("n2", 8);
   f.AddOwner("ml", "a", {"n1"}, 8);
   f.AddOwner("ml", "b", {"n2"}, 8);
+  f.AddPdb("ml", "a", 0);  // neither may wait Pending while its node is reconfigured
+  f.AddPdb("ml", "b", 0);
   const Plan p = f.Run();
   ASSERT_EQ(CountTargets(p), 1);
   const Schedule& s = p.schedule;
@@ -160,6 +173,49 @@ TEST(Schedule, NoSpareGpuIsInfeasibleWithTheCount) {
   bool warned = false;
   for (const auto& w : p.warnings) warned = warned || w.find("8 A100-80GB spare") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+// Pods of an owner that moves onto the step's own node have nowhere to run
+// meanwhile; they may wait Pending within their PodDisruptionBudget's
+// allowance (the rollout at the end of the step replaces them), and without
+// a PDB only in a flagged step.
+TEST(Schedule, PodsOfOwnersMovingOntoTheStepWaitWithinTheirBudget) {
+  Fixture f;
+  f.AddNode("n1", 8);
+  f.AddNode("n2", 8);
+  f.AddOwner("ml", "a", {"n1"}, 8);
+  f.AddOwner("ml", "b", {"n2"}, 8);
+  f.AddPdb("ml", "a", 8);
+  f.AddPdb("ml", "b", 8);
+  Plan p = f.Run();
+  ASSERT_TRUE(p.schedule.feasible);
+  ASSERT_FALSE(p.schedule.steps.empty());
+  for (const auto& st : p.schedule.steps) {
+    EXPECT_TRUE(st.flags.empty()) << st.flags.front();
+    for (const auto& e : st.evictions) EXPECT_EQ(e.runs_meanwhile, "") << e.pod;
+    EXPECT_EQ(st.disrupted.size(), st.evictions.size());
+    for (const auto& d : st.disrupted) EXPECT_NE(d.why.find("PodDisruptionBudget ml/"), std::string::npos) << d.why;
+  }
+  // Without PDBs the same order is possible, but the step is flagged for a reviewer.
+  Fixture g;
+  g.AddNode("n1", 8);
+  g.AddNode("n2", 8);
+  g.AddOwner("ml", "a", {"n1"}, 8);
+  g.AddOwner("ml", "b", {"n2"}, 8);
+  Plan q = g.Run();
+  ASSERT_TRUE(q.schedule.feasible);
+  ASSERT_FALSE(q.schedule.steps.empty());
+  ASSERT_FALSE(q.schedule.steps[0].flags.empty());
+  EXPECT_NE(q.schedule.steps[0].flags[0].find("without a PodDisruptionBudget wait Pending"), std::string::npos);
+  // A budget smaller than the pods that would wait: no order fits.
+  Fixture h;
+  h.AddNode("n1", 8);
+  h.AddNode("n2", 8);
+  h.AddOwner("ml", "a", {"n1"}, 8);
+  h.AddOwner("ml", "b", {"n2"}, 8);
+  h.AddPdb("ml", "a", 1);
+  h.AddPdb("ml", "b", 1);
+  EXPECT_FALSE(h.Run().schedule.feasible);
 }
 
 TEST(Schedule, OneSpareNodeMakesItFit) {
@@ -183,6 +239,8 @@ TEST(Schedule, TaintsAndSelectorsLimitWhereEvictedPodsRun) {
   f.AddNode("cordoned", 8, "NVIDIA-L4").unschedulable = true;
   f.AddOwner("ml", "a", {"n1"}, 8);
   f.AddOwner("ml", "b", {"n2"}, 8);
+  f.AddPdb("ml", "a", 0);
+  f.AddPdb("ml", "b", 0);
   const Plan p = f.Run();
   EXPECT_FALSE(p.schedule.feasible) << "evicted pods may use neither the tainted nor the cordoned node";
   // Tolerating the taint makes it fit.
@@ -205,6 +263,8 @@ TEST(Schedule, TaintsAndSelectorsLimitWhereEvictedPodsRun) {
   h.AddOwner("ml", "b", {"n2"}, 8);
   for (auto& pod : h.cluster.pods) pod.node_selector["zone"] = "a";
   for (auto& n : h.cluster.nodes) n.labels["zone"] = n.name == "free" ? "b" : "a";
+  h.AddPdb("ml", "a", 0);
+  h.AddPdb("ml", "b", 0);
   EXPECT_FALSE(h.Run().schedule.feasible);
 }
 

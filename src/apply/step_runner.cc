@@ -156,6 +156,11 @@ struct Goal {
   std::vector<NodeGoal> nodes;
   std::vector<OwnerGoal> owners;
   std::vector<plan::CapacityNeed> needs;
+  // A revert moves the owners first (their rollouts, within maxUnavailable,
+  // carry the pods back to whole GPUs elsewhere, so no PDB blocks the
+  // evictions that follow) and reserves nothing.
+  bool owners_first = false;
+  bool reserve = true;  // taint the nodes for the owners when they are uncordoned
 };
 
 // ---------------------------------------------------------------------------
@@ -482,6 +487,7 @@ class Runner {
     if (!terminating) {
       Status s = Intent("evict", "evict pod " + ns + "/" + name);
       if (!s.ok()) return s;
+      bool told = false;
       while (true) {
         auto r = c_.Evict(ns, name);
         if (!r.ok()) return r.status();
@@ -491,6 +497,11 @@ class Runner {
           break;
         }
         if (r->outcome == kube::EvictionOutcome::kPodNotFound) break;
+        if (!told) {
+          Progress("eviction of pod " + ns + "/" + name + " refused for now (" + r->message + "); retrying every " +
+                   std::to_string(ctx_.options.eviction_retry_interval.count()) + " ms");
+          told = true;
+        }
         if (ctx_.clock.Now() > until) {
           return Status::Error("eviction of pod " + ns + "/" + name + " still refused at the deadline: " + r->message);
         }
@@ -664,15 +675,25 @@ class Runner {
   // cordoned it, in one write.  The taint comes only now: the GPU Operator's
   // operand pods that mig-manager deleted come back by their DaemonSets,
   // which do not tolerate it.
-  Status ReserveAndUncordon(const std::string& node) {
-    Status s = Intent("reserve-node", "node " + node + ": taint " + kStepTaintKey + "=" + id_ +
-                                          ":NoSchedule (reserved for the step's owners), uncordon");
+  Status ReserveAndUncordon(const std::string& node, bool reserve) {
+    if (!reserve) {
+      auto cur = c_.Get(NodePath(node));
+      if (!cur.ok()) return cur.status();
+      if (OptStr(Annotations(*cur), kCordonedByAnnotation) != id_) return Status::Ok();
+    }
+    Status s = Intent(reserve ? "reserve-node" : "uncordon",
+                      "node " + node + ": " +
+                          (reserve ? "taint " + std::string(kStepTaintKey) + "=" + id_ +
+                                         ":NoSchedule (reserved for the step's owners), "
+                                   : std::string()) +
+                          "uncordon");
     if (!s.ok()) return s;
     auto r = c_.UpdateWithRetry(NodePath(node), [&](json& n) -> Status {
       if (OptStr(Annotations(n), kCordonedByAnnotation) == id_) {
         n["spec"].erase("unschedulable");
         n["metadata"]["annotations"].erase(kCordonedByAnnotation);
       }
+      if (!reserve) return Status::Ok();
       json& taints = n["spec"]["taints"];
       if (!taints.is_array()) taints = json::array();
       for (const auto& t : taints) {
@@ -682,7 +703,7 @@ class Runner {
       return Status::Ok();
     });
     if (!r.ok()) return r.status();
-    return Wrote("reserve-node", "node " + node + " tainted and uncordoned");
+    return Wrote(reserve ? "reserve-node" : "uncordon", "node " + node + (reserve ? " tainted and" : "") + " uncordoned");
   }
 
   // Rollback: cordons the node again (when this change had cordoned it) and
@@ -877,7 +898,27 @@ class Runner {
   }
 
   // The whole forward sequence; on failure the caller rolls back.
+  // Patches every owner, then waits for the rollouts.
+  Status MoveOwners(const Goal& goal) {
+    Run()["phase"] = "owners";
+    for (const auto& o : goal.owners) {
+      Status s = PatchOwner(o);
+      if (!s.ok()) return s;
+    }
+    const json owners = Run()["owners"];
+    for (const auto& o : owners) {
+      if (!o.value("patched", false)) continue;
+      Status s = WaitRollout(o["kind"], o["namespace"], o["name"]);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
   Status Forward(const Goal& goal) {
+    if (goal.owners_first) {
+      Status s = MoveOwners(goal);
+      if (!s.ok()) return s;
+    }
     Run()["phase"] = "prepare";
     for (const auto& g : goal.nodes) {
       Status s = PrepareNode(g);
@@ -901,18 +942,13 @@ class Runner {
       s = Configure(g);
       if (!s.ok()) return s;
     }
-    Run()["phase"] = "owners";
+    Run()["phase"] = "uncordon";
     for (const auto& g : goal.nodes) {
-      s = ReserveAndUncordon(g.name);
+      s = ReserveAndUncordon(g.name, goal.reserve);
       if (!s.ok()) return s;
     }
-    for (const auto& o : goal.owners) {
-      s = PatchOwner(o);
-      if (!s.ok()) return s;
-    }
-    for (const auto& o : Run()["owners"]) {
-      if (!o.value("patched", false)) continue;
-      s = WaitRollout(o["kind"], o["namespace"], o["name"]);
+    if (!goal.owners_first) {
+      s = MoveOwners(goal);
       if (!s.ok()) return s;
     }
     Run()["phase"] = "cleanup";
@@ -1358,6 +1394,8 @@ StepOutcome RevertChange(const StepContext& ctx, const std::string& id) {
                           " whole GPUs, the cluster would have " + std::to_string(whole_free + whole_coming) + " (" +
                           std::to_string(whole_needed - whole_free - whole_coming) + " missing); nothing changed");
   }
+  goal.owners_first = true;
+  goal.reserve = false;
   r.Run() = {{"phase", "start"}, {"nodes", json::object()}, {"owners", json::array()}};
   s = r.Save();
   if (s.ok()) s = r.Log("revert", "intent", "revert change " + id);

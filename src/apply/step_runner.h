@@ -171,8 +171,11 @@ void ResetProcessWritesForTesting();
 std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx);
 
 // Restores exactly the fields `done` change `id` set (node config labels,
-// owners' templates) through the same sequence (cordon, evict, config back,
-// owners back, uncordon).  Refused, with nothing changed, when one of those
+// owners' templates) through the same safe sequence, owners first: owners
+// back to their prior templates (their rollouts, within maxUnavailable,
+// carry the pods to whole GPUs, so no PDB blocks what follows), then per
+// node cordon, evict its GPU pods, config back (an empty prior MIG label
+// becomes all-disabled), uncordon; no reservation taint.  Refused, with nothing changed, when one of those
 // fields no longer holds the value the change set (the error names field,
 // object, expected and found value) or when the cluster lacks the whole GPUs
 // the workloads need afterwards (it says how many are missing).

@@ -5,9 +5,9 @@
 # defined once the kube-sim target exists (end of the top-level directory)
 # and its tests carry the CTest label "long" (the ASan CI run skips that
 # label: ctest -LE long).
-set(AREA_SOURCES operator_config.cc step_runner.cc)
+set(AREA_SOURCES object_fields.cc operator_config.cc step_runner.cc)
 set(AREA_DEPS kubeon_kube kubeon_plan kubeon_model nlohmann_json::nlohmann_json yaml-cpp)
-set(AREA_TESTS operator_config_test.cc)
+set(AREA_TESTS object_fields_test.cc operator_config_test.cc)
 
 function(kubeon_apply_long_tests)
   if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon_apply)

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apply/object_fields.h"
 #include "apply/operator_config.h"
 #include "model/cluster.h"
 
@@ -46,40 +47,6 @@ std::optional<std::string> OptStr(const json& obj, const char* key) {
 json Labels(const json& obj) { return obj.value("/metadata/labels"_json_pointer, json::object()); }
 json Annotations(const json& obj) { return obj.value("/metadata/annotations"_json_pointer, json::object()); }
 
-int64_t Quantity(const json& v) {
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (!v.is_string()) return 0;
-  const std::string s = v.get<std::string>();
-  char* end = nullptr;
-  long long n = std::strtoll(s.c_str(), &end, 10);
-  return end != s.c_str() ? n : 0;
-}
-
-bool IsGpuResource(const std::string& name) {
-  return name == model::kGpuResource || name == model::kSharedGpuResource ||
-         name.rfind(model::kMigResourcePrefix, 0) == 0;
-}
-
-// Resource name -> amount a pod requests (requests, else limits), over its containers.
-std::map<std::string, int64_t> PodGpuRequests(const json& pod) {
-  std::map<std::string, int64_t> out;
-  for (const char* list : {"containers", "initContainers"}) {
-    for (const auto& c : pod.value("/spec"_json_pointer, json::object()).value(list, json::array())) {
-      json req = c.value("/resources/requests"_json_pointer, json::object());
-      json lim = c.value("/resources/limits"_json_pointer, json::object());
-      std::set<std::string> names;
-      for (auto it = req.begin(); it != req.end(); ++it) names.insert(it.key());
-      for (auto it = lim.begin(); it != lim.end(); ++it) names.insert(it.key());
-      for (const auto& n : names) {
-        if (!IsGpuResource(n)) continue;
-        int64_t v = req.contains(n) ? Quantity(req[n]) : Quantity(lim[n]);
-        if (v > 0) out[n] += v;
-      }
-    }
-  }
-  return out;
-}
-
 bool Terminal(const json& pod) {
   const std::string phase = pod.value("/status/phase"_json_pointer, std::string());
   return phase == "Succeeded" || phase == "Failed";
@@ -95,39 +62,6 @@ std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + node; 
 std::string OwnerPath(const std::string& kind, const std::string& ns, const std::string& name) {
   std::string plural = kind == "StatefulSet" ? "statefulsets" : kind == "ReplicaSet" ? "replicasets" : "deployments";
   return "/apis/apps/v1/namespaces/" + ns + "/" + plural + "/" + name;
-}
-
-// Applies a strategic merge patch of the shape the planner writes: objects
-// merge key by key (null removes), lists of objects with a "name" merge by
-// name (containers, initContainers, env, volumes), other lists replace.
-void StrategicMerge(json& target, const json& patch) {
-  if (!patch.is_object() || !target.is_object()) {
-    target = patch;
-    return;
-  }
-  for (auto it = patch.begin(); it != patch.end(); ++it) {
-    if (it->is_null()) {
-      target.erase(it.key());
-    } else if (it->is_object() && target.contains(it.key()) && target[it.key()].is_object()) {
-      StrategicMerge(target[it.key()], *it);
-    } else if (it->is_array() && target.contains(it.key()) && target[it.key()].is_array() && !it->empty() &&
-               (*it)[0].is_object() && (*it)[0].contains("name")) {
-      json& have = target[it.key()];
-      for (const auto& item : *it) {
-        bool merged = false;
-        for (auto& h : have) {
-          if (h.is_object() && h.value("name", "") == item.value("name", "")) {
-            StrategicMerge(h, item);
-            merged = true;
-            break;
-          }
-        }
-        if (!merged) have.push_back(item);
-      }
-    } else {
-      target[it.key()] = *it;
-    }
-  }
 }
 
 json StepToleration() {
@@ -1247,44 +1181,6 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx) {
     out.push_back(r.RollbackAfter("interrupted at phase " + r.Run().value("phase", "start") + " (resumed from the log)"));
   }
   return out;
-}
-
-// A JSON pointer for a person: /spec/containers/0/resources/requests/nvidia.com~1gpu
-// -> .spec.containers[0].resources.requests["nvidia.com/gpu"].
-std::string FieldPath(const std::string& pointer) {
-  std::string out;
-  size_t i = 0;
-  while (i < pointer.size()) {
-    size_t j = pointer.find('/', i + 1);
-    std::string seg = pointer.substr(i + 1, j == std::string::npos ? std::string::npos : j - i - 1);
-    for (size_t k; (k = seg.find("~1")) != std::string::npos;) seg.replace(k, 2, "/");
-    for (size_t k; (k = seg.find("~0")) != std::string::npos;) seg.replace(k, 2, "~");
-    if (!seg.empty() && seg.find_first_not_of("0123456789") == std::string::npos) {
-      out += "[" + seg + "]";
-    } else if (seg.find_first_of("./") != std::string::npos) {
-      out += "[\"" + seg + "\"]";
-    } else {
-      out += "." + seg;
-    }
-    if (j == std::string::npos) break;
-    i = j;
-  }
-  return out;
-}
-
-// Compares `current` with `expected` at every path where `before` and
-// `expected` differ; "" when they agree, else "<path>: expected X, found Y".
-std::string FirstDrift(const json& before, const json& expected, const json& current) {
-  for (const auto& op : json::diff(before, expected)) {
-    json::json_pointer p(op["path"].get<std::string>());
-    const json want = expected.contains(p) ? expected.at(p) : json(nullptr);
-    const json have = current.contains(p) ? current.at(p) : json(nullptr);
-    if (want != have) {
-      return FieldPath(op["path"].get<std::string>()) + ": expected " + (want.is_null() ? "(absent)" : want.dump()) + ", found " +
-             (have.is_null() ? "(absent)" : have.dump());
-    }
-  }
-  return "";
 }
 
 StepOutcome RevertChange(const StepContext& ctx, const std::string& id) {

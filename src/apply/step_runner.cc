@@ -11,6 +11,7 @@
 
 #include "apply/object_fields.h"
 #include "apply/operator_config.h"
+#include "apply/rfc3339.h"
 #include "model/cluster.h"
 
 namespace kubeon::apply {
@@ -21,6 +22,9 @@ using std::chrono::milliseconds;
 
 const char* kGpuDeployPrefix = "nvidia.com/gpu.deploy.";
 const char* kPausedForMigChange = "paused-for-mig-change";
+
+// RFC 3339 UTC (seconds) of the clock's now, for log entries and records.
+std::string Stamp(Clock& clock) { return FormatTime(std::chrono::floor<std::chrono::seconds>(clock.Now())); }
 
 // Successful cluster writes of this process (for KUBEON_APPLY_CRASH_AFTER_WRITES).
 std::atomic<int> g_process_writes{0};
@@ -139,7 +143,7 @@ class Runner {
     if (state) record_.state = *state;
     if (!reason.empty()) record_.reason = reason;
     record_.undo_json = undo_.dump();
-    record_.updated_at = Rfc3339(ctx_.clock.Now());
+    record_.updated_at = Stamp(ctx_.clock);
     Status s = ctx_.store.PutChange(record_, record_.revision);
     if (s.ok()) ++record_.revision;
     return s;
@@ -152,7 +156,7 @@ class Runner {
   Status Log(const std::string& action, const std::string& outcome, const std::string& detail,
              const json& data = json::object()) {
     audit::LogEntry e;
-    e.time = Rfc3339(ctx_.clock.Now());
+    e.time = Stamp(ctx_.clock);
     e.change_id = id_;
     e.action = action;
     e.outcome = outcome;
@@ -1121,7 +1125,7 @@ StepOutcome RunStep(const StepContext& ctx, const plan::ScheduleStep& step) {
   fresh.policy = ctx.policy;
   fresh.content_hash = step.content_hash;
   fresh.state = audit::ChangeState::kRunning;
-  fresh.created_at = Rfc3339(ctx.clock.Now());
+  fresh.created_at = Stamp(ctx.clock);
   fresh.updated_at = fresh.created_at;
   Status s = r.Load(&fresh);
   if (!s.ok()) return Failed(step.id, "audit log: " + s.message());

@@ -95,6 +95,32 @@ struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_fields;
 };
 
+// One entry of spec.tolerations.
+struct Toleration {
+  std::string key;     // "" with operator Exists tolerates every taint
+  std::string op;      // "Equal" (the default) | "Exists"
+  std::string value;
+  std::string effect;  // "" tolerates every effect
+  bool Tolerates(const Taint& t) const;
+};
+
+// Where a pod may run: what its spec says about nodes.  A pod template's
+// copy (Controller::pod_template) lets the schedule tell where a recreated pod
+// may go.
+struct Placement {
+  Labels node_selector;                                // spec.nodeSelector
+  std::vector<Toleration> tolerations;                 // spec.tolerations
+  std::vector<NodeSelectorTerm> required_node_terms;   // required node affinity (terms ORed)
+  // True when the node's labels, name, taints and schedulability let a new
+  // pod with this placement be scheduled there (the scheduler's filters for
+  // nodeSelector, required node affinity and NoSchedule/NoExecute taints;
+  // a cordoned node takes no new pod).
+  bool AllowsNode(const Node& node) const;
+  // The node name when required node affinity names exactly one node
+  // (kubernetes.io/hostname In [x] or metadata.name In [x] in every term).
+  std::string PinnedNode() const;
+};
+
 struct Pod {
   std::string namespace_;
   std::string name;
@@ -118,6 +144,11 @@ struct Pod {
   // less those named in cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes.
   std::vector<std::string> local_volumes;
   std::vector<NodeSelectorTerm> required_node_terms;
+  Labels node_selector;                  // spec.nodeSelector
+  std::vector<Toleration> tolerations;   // spec.tolerations
+  int64_t termination_grace_period_seconds = 30;  // spec.terminationGracePeriodSeconds
+  // The pod's node filters as one Placement (required_node_terms included).
+  Placement PlacementOf() const { return {node_selector, tolerations, required_node_terms}; }
   bool Active() const { return phase == "Running" || phase == "Pending"; }
 };
 
@@ -152,6 +183,18 @@ struct Controller {
   std::string uid;
   int replicas = 0;
   std::optional<OwnerRef> owner;  // e.g. ReplicaSet -> Deployment
+  Labels labels;
+  Labels annotations;
+  std::vector<std::string> managers;  // metadata.managedFields[].manager, in order, no duplicates
+  // Deployment spec.strategy.type ("RollingUpdate" when absent) and the raw
+  // rollingUpdate.maxSurge / maxUnavailable ("" when absent: Kubernetes'
+  // default "25%"); StatefulSet spec.updateStrategy.type ("RollingUpdate"
+  // when absent) and rollingUpdate.partition / maxUnavailable.
+  std::string strategy;
+  std::string max_surge;
+  std::string max_unavailable;
+  int partition = 0;
+  Placement pod_template;  // spec.template.spec's node filters
 };
 
 // What the GPU Operator's ClusterPolicy (nvidia.com/v1) says about the parts

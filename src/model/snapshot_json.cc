@@ -1,6 +1,7 @@
 // See snapshot_json.h.
 #include "model/snapshot_json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <map>
@@ -231,6 +232,23 @@ std::vector<std::string> LocalVolumes(const json& spec, const Labels& annotation
   return out;
 }
 
+std::vector<Toleration> Tolerations(const json& spec) {
+  std::vector<Toleration> out;
+  auto it = spec.find("tolerations");
+  if (it == spec.end() || !it->is_array()) return out;
+  for (const auto& t : *it) {
+    if (!t.is_object()) continue;
+    Toleration tol{Str(t, "key"), Str(t, "operator"), Str(t, "value"), Str(t, "effect")};
+    if (tol.op.empty()) tol.op = "Equal";
+    out.push_back(std::move(tol));
+  }
+  return out;
+}
+
+Placement PlacementOfSpec(const json& spec) {
+  return {StringMap(spec, "nodeSelector"), Tolerations(spec), RequiredNodeTerms(spec)};
+}
+
 Status ParsePod(const json& item, Pod* pod) {
   const json& md = Child(item, "metadata");
   const json& spec = Child(item, "spec");
@@ -245,7 +263,13 @@ Status ParsePod(const json& item, Pod* pod) {
     if (a->second == "false") pod->safe_to_evict = false;
   }
   pod->local_volumes = LocalVolumes(spec, annotations);
-  pod->required_node_terms = RequiredNodeTerms(spec);
+  Placement placement = PlacementOfSpec(spec);
+  pod->required_node_terms = std::move(placement.required_node_terms);
+  pod->node_selector = std::move(placement.node_selector);
+  pod->tolerations = std::move(placement.tolerations);
+  if (auto g = spec.find("terminationGracePeriodSeconds"); g != spec.end() && g->is_number_integer()) {
+    pod->termination_grace_period_seconds = g->get<int64_t>();
+  }
   pod->controller = ControllerOf(md);
   pod->daemonset = pod->controller && pod->controller->kind == "DaemonSet";
   pod->node_name = Str(spec, "nodeName");
@@ -313,8 +337,27 @@ void ParseController(const json& item, const std::string& kind, Controller* c) {
   c->kind = kind;
   c->name = Str(md, "name");
   c->uid = Str(md, "uid");
-  c->replicas = Child(item, "spec").value("replicas", 1);
+  const json& spec = Child(item, "spec");
+  c->replicas = spec.value("replicas", 1);
   c->owner = ControllerOf(md);
+  c->labels = StringMap(md, "labels");
+  c->annotations = StringMap(md, "annotations");
+  if (auto m = md.find("managedFields"); m != md.end() && m->is_array()) {
+    for (const auto& f : *m) {
+      const std::string manager = f.is_object() ? Str(f, "manager") : "";
+      if (!manager.empty() && std::find(c->managers.begin(), c->managers.end(), manager) == c->managers.end()) {
+        c->managers.push_back(manager);
+      }
+    }
+  }
+  const json& strategy = Child(spec, kind == "StatefulSet" ? "updateStrategy" : "strategy");
+  c->strategy = Str(strategy, "type");
+  if (c->strategy.empty() && kind != "ReplicaSet") c->strategy = "RollingUpdate";
+  const json& rolling = Child(strategy, "rollingUpdate");
+  c->max_surge = IntOrString(rolling, "maxSurge");
+  c->max_unavailable = IntOrString(rolling, "maxUnavailable");
+  if (auto p = rolling.find("partition"); p != rolling.end() && p->is_number_integer()) c->partition = p->get<int>();
+  c->pod_template = PlacementOfSpec(Child(Child(spec, "template"), "spec"));
 }
 
 // nvidia.com/v1 ClusterPolicy: the fields the plan's artifacts depend on.

@@ -196,5 +196,59 @@ TEST(LabelSelector, NullSelectorSelectsNothing) {
   EXPECT_EQ(r->pdbs[0].max_unavailable, "25%");
 }
 
+// What the migration schedule reads: pod placement and grace period, the
+// controllers' rollout strategy, GitOps labels and managers, template placement.
+TEST(SnapshotJson, ParsesPlacementStrategyAndManagers) {
+  const char* list = R"({"items": [
+  {"apiVersion": "apps/v1", "kind": "Deployment",
+   "metadata": {"name": "web", "namespace": "prod", "labels": {"app.kubernetes.io/instance": "web"},
+     "annotations": {"argocd.argoproj.io/tracking-id": "web:apps/Deployment:prod/web"},
+     "managedFields": [{"manager": "argocd-controller"}, {"manager": "kube-controller-manager"}, {"manager": "argocd-controller"}]},
+   "spec": {"replicas": 4, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "50%", "maxUnavailable": 0}},
+     "template": {"spec": {"nodeSelector": {"pool": "a100"},
+       "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+       "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+         {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}}}}},
+  {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "plain", "namespace": "prod"}, "spec": {}},
+  {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "prod"},
+   "spec": {"replicas": 3, "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 1}}}},
+  {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "od", "namespace": "prod"},
+   "spec": {"updateStrategy": {"type": "OnDelete"}}},
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "prod"},
+   "spec": {"nodeName": "gpu-a", "terminationGracePeriodSeconds": 120, "nodeSelector": {"pool": "a100"},
+     "tolerations": [{"key": "gpu", "value": "x", "effect": "NoSchedule"}, {"operator": "Exists"}],
+     "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+   "status": {"phase": "Running"}}]})";
+  Result<Cluster> r = ParseClusterJson(list, "x.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->controllers.size(), 4u);
+  const Controller& web = r->controllers[0];
+  EXPECT_EQ(web.strategy, "RollingUpdate");
+  EXPECT_EQ(web.max_surge, "50%");
+  EXPECT_EQ(web.max_unavailable, "0");
+  EXPECT_EQ(web.labels.at("app.kubernetes.io/instance"), "web");
+  EXPECT_EQ(web.annotations.at("argocd.argoproj.io/tracking-id"), "web:apps/Deployment:prod/web");
+  EXPECT_EQ(web.managers, (std::vector<std::string>{"argocd-controller", "kube-controller-manager"}));
+  EXPECT_EQ(web.pod_template.node_selector.at("pool"), "a100");
+  ASSERT_EQ(web.pod_template.tolerations.size(), 1u);
+  EXPECT_EQ(web.pod_template.tolerations[0].op, "Exists");
+  ASSERT_EQ(web.pod_template.required_node_terms.size(), 1u);
+  EXPECT_EQ(web.pod_template.required_node_terms[0].match_expressions[0].values[0], "a");
+  const Controller& plain = r->controllers[1];
+  EXPECT_EQ(plain.strategy, "RollingUpdate");  // the default
+  EXPECT_EQ(plain.max_surge, "");
+  EXPECT_EQ(plain.replicas, 1);
+  EXPECT_EQ(r->controllers[2].strategy, "RollingUpdate");
+  EXPECT_EQ(r->controllers[2].partition, 1);
+  EXPECT_EQ(r->controllers[3].strategy, "OnDelete");
+  ASSERT_EQ(r->pods.size(), 1u);
+  const Pod& p = r->pods[0];
+  EXPECT_EQ(p.termination_grace_period_seconds, 120);
+  EXPECT_EQ(p.node_selector.at("pool"), "a100");
+  ASSERT_EQ(p.tolerations.size(), 2u);
+  EXPECT_EQ(p.tolerations[0].op, "Equal");  // the default operator
+  EXPECT_EQ(p.tolerations[1].op, "Exists");
+}
+
 }  // namespace
 }  // namespace kubeon::model

@@ -8,28 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "plan/sha256.h"
+
 namespace kubeon::plan {
 namespace {
-
-std::string Fnv1aHex(const std::string& s) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 16777619u;
-  }
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "%08x", h);
-  return buf;
-}
-
-std::string LabelSafe(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out += (std::isalnum(static_cast<unsigned char>(l)) || l == '-' || l == '.') ? l : '-';
-  }
-  return out;
-}
 
 std::string DeviceList(const std::vector<int>& devices) {
   std::string s = "[";
@@ -220,12 +202,13 @@ Artifacts BuildArtifacts(Plan& plan, const std::vector<WorkloadForArtifacts>& wo
   for (auto& node : plan.nodes) {
     if (node.method == "mig") {
       const std::string entries = MigEntries(node);
-      const std::string name = "kubeon-" + LabelSafe(node.gpu_model) + "-" + Fnv1aHex(entries);
+      const std::string name = ContentName(entries);
       configs.emplace(name, entries);
       node.labels["nvidia.com/mig.config"] = name;
     } else if (node.method == "time-slicing" && node.time_slicing_replicas) {
-      const std::string key = "kubeon-ts-" + std::to_string(*node.time_slicing_replicas);
-      a.device_plugin_configs.emplace(key, DevicePluginConfig(*node.time_slicing_replicas));
+      const std::string body = DevicePluginConfig(*node.time_slicing_replicas);
+      const std::string key = ContentName(body);
+      a.device_plugin_configs.emplace(key, body);
       node.labels["nvidia.com/device-plugin.config"] = key;
     }
   }

@@ -6,13 +6,17 @@
 //    operator's for every node, so it starts from the operator's current one
 //    (OperatorState::mig_config_yaml: every config kept as it is), then
 //    `all-disabled`, then one config per distinct node layout of the plan,
-//    named kubeon-<model>-<hash of the layout>.  A config a node's
+//    named by its content: kubeon-<first 10 hex digits of the SHA-256 of the
+//    config's entries> (sha256.h ContentName), so a changed layout never
+//    reuses a name (mig-manager does not re-apply an edited config of a name
+//    a node already carries).  A config a node's
 //    nvidia.com/mig.config names today that the result lacks is a warning
 //    (mig-manager would fail on that node when its pod restarts).
 //  - device-plugin configs (read by the device plugin's config-manager):
 //    `default`, which shares nothing (`version: v1` alone: with the standalone
 //    chart's fallback strategies named,single an unlabelled node takes it,
-//    never a time-slicing key), and one key per replica count, kubeon-ts-<n>:
+//    never a time-slicing key), and one key per replica count, named by its
+//    content like the MIG configs (ContentName of the key's file):
 //    `version: v1`, sharing.timeSlicing with renameByDefault true (the node
 //    then advertises nvidia.com/gpu.shared, so whole-GPU pods never land on
 //    shared GPUs) and failRequestsGreaterThanOne true.  No flags: the GPU

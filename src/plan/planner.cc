@@ -12,6 +12,7 @@
 #include "plan/mig_packer.h"
 #include "plan/node_choice.h"
 #include "plan/operator_fit.h"
+#include "plan/schedule.h"
 #include "plan/sizing.h"
 #include "plan/ts_packer.h"
 #include "plan/usage_join.h"
@@ -98,6 +99,8 @@ class Planner {
     resolved.operator_namespace = OperatorNamespace(cluster_, options_);
     plan_.artifacts = BuildArtifacts(plan_, works_for_artifacts_, resolved, CurrentOperatorState(cluster_, resolved));
     for (auto& w : FitWarnings(plan_, cluster_, resolved)) plan_.warnings.push_back(std::move(w));
+    plan_.schedule = BuildSchedule(cluster_, plan_, policy_);
+    if (std::string w = ScheduleWarning(plan_.schedule); !w.empty()) plan_.warnings.push_back(std::move(w));
     return std::move(plan_);
   }
 
@@ -244,6 +247,13 @@ class Planner {
                                          : w.d.ref.kind + " pods are not moved: the pod template cannot be patched "
                                                           "and evicted pods are not recreated with the new request");
       return false;
+    }
+    for (int pi : w.pods) {
+      const std::string pinned = WhyPinned(cluster_.pods[pi]);
+      if (!pinned.empty()) {
+        Unchanged(w, "pod " + cluster_.pods[pi].name + " is " + pinned + "; " + kLeftOutReason);
+        return false;
+      }
     }
     if (w.d.gpus_per_pod > 1) {
       Unchanged(w, "multi-GPU: " + std::to_string(w.d.gpus_per_pod) + " GPUs per pod");

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "mig/layout.h"
+#include "plan/artifacts.h"
+#include "plan/sha256.h"
 
 namespace kubeon::plan {
 namespace {
@@ -248,7 +250,7 @@ TEST(Planner, TimeSlicingOnlyInListedNamespacesAndSafeReplicas) {
     EXPECT_GE(r, 2);
     EXPECT_LE(r, f.policy.max_replicas);
     EXPECT_LE(r * 6000, 23034);  // any r pods fit one GPU
-    EXPECT_EQ(n.labels.at("nvidia.com/device-plugin.config"), "kubeon-ts-" + std::to_string(r));
+    EXPECT_EQ(n.labels.at("nvidia.com/device-plugin.config"), ContentName(DevicePluginConfig(r)));
     EXPECT_NE(n.isolation.find("NO memory or fault isolation"), std::string::npos);
   }
   EXPECT_EQ(ts_nodes, 1);

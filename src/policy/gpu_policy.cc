@@ -29,7 +29,7 @@ const std::vector<std::string_view> kSpecFields = {"kind", "mode", "nodeSelector
 const std::vector<std::string_view> kMigFields = {"allowedProfiles", "headroom"};
 const std::vector<std::string_view> kTimeSlicingFields = {"namespaces", "maxReplicas"};
 const std::vector<std::string_view> kModeNames = {"Proposal", "Approve", "Auto"};
-const std::vector<std::string_view> kDisruptionFields = {"stayingPods"};
+const std::vector<std::string_view> kDisruptionFields = {"stayingPods", "maxNodesPerPool", "patchGitOpsOwners"};
 const std::vector<std::string_view> kStayingPodsNames = {"None", "Restartable", "Any"};
 
 constexpr const char* kUnnamed = "(unnamed)";
@@ -287,7 +287,8 @@ class DocumentValidator {
   void CheckHeadroom(const Entry& e);
   void CheckTimeSlicing(const Entry& e);
   void CheckNamespaces(const Entry& e);
-  void CheckMaxReplicas(const Entry& e);
+  void CheckIntRange(const Entry& e, const std::string& path, int lo, int hi, int* out);
+  void CheckBool(const Entry& e, const std::string& path, bool* out);
   void CheckDisruption(const Entry& e);
   void CheckWindow(const Entry& e);
 
@@ -583,7 +584,9 @@ void DocumentValidator::CheckTimeSlicing(const Entry& e) {
   if (!ExpectMap(e, "spec.timeSlicing")) return;
   const std::map<std::string, Entry> f = Fields(e.value, "spec.timeSlicing", &kTimeSlicingFields);
   if (const Entry* ns = Find(f, "namespaces"); Present(ns)) CheckNamespaces(*ns);
-  if (const Entry* r = Find(f, "maxReplicas"); Present(r)) CheckMaxReplicas(*r);
+  if (const Entry* r = Find(f, "maxReplicas"); Present(r)) {
+    CheckIntRange(*r, "spec.timeSlicing.maxReplicas", 1, kMaxReplicasLimit, &policy_.max_replicas);
+  }
 }
 
 void DocumentValidator::CheckNamespaces(const Entry& e) {
@@ -613,9 +616,8 @@ void DocumentValidator::CheckNamespaces(const Entry& e) {
   }
 }
 
-void DocumentValidator::CheckMaxReplicas(const Entry& e) {
-  const std::string path = "spec.timeSlicing.maxReplicas";
-  const std::string range = "1.." + std::to_string(kMaxReplicasLimit);
+void DocumentValidator::CheckIntRange(const Entry& e, const std::string& path, int lo, int hi, int* out) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   if (!e.value.IsScalar() || Resolve(e.value) != ScalarType::kInteger) {
     std::string got = TypeName(e.value);
     if (e.value.IsScalar()) got += " " + Quote(e.value.Scalar());
@@ -630,16 +632,32 @@ void DocumentValidator::CheckMaxReplicas(const Entry& e) {
   long long n = 0;
   const char* begin = s.data() + (s.front() == '+' ? 1 : 0);
   const auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), n);
-  if (ec != std::errc() || ptr != s.data() + s.size() || n < 1 || n > kMaxReplicasLimit) {
+  if (ec != std::errc() || ptr != s.data() + s.size() || n < lo || n > hi) {
     Error(e.line, path, "must be in " + range + ", got " + s);
     return;
   }
-  policy_.max_replicas = static_cast<int>(n);
+  *out = static_cast<int>(n);
+}
+
+void DocumentValidator::CheckBool(const Entry& e, const std::string& path, bool* out) {
+  if (!e.value.IsScalar() || Resolve(e.value) != ScalarType::kBool) {
+    std::string got = TypeName(e.value);
+    if (e.value.IsScalar()) got += " " + Quote(e.value.Scalar());
+    Error(e.line, path, "must be true or false, got " + got);
+    return;
+  }
+  *out = e.value.as<bool>();
 }
 
 void DocumentValidator::CheckDisruption(const Entry& e) {
   if (!ExpectMap(e, "spec.disruption")) return;
   const std::map<std::string, Entry> f = Fields(e.value, "spec.disruption", &kDisruptionFields);
+  if (const Entry* m = Find(f, "maxNodesPerPool"); Present(m)) {
+    CheckIntRange(*m, "spec.disruption.maxNodesPerPool", 1, kMaxNodesPerPoolLimit, &policy_.max_nodes_per_pool);
+  }
+  if (const Entry* g = Find(f, "patchGitOpsOwners"); Present(g)) {
+    CheckBool(*g, "spec.disruption.patchGitOpsOwners", &policy_.patch_gitops_owners);
+  }
   const Entry* staying = Find(f, "stayingPods");
   if (!Present(staying)) return;
   const std::string path = "spec.disruption.stayingPods";

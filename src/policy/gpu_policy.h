@@ -17,6 +17,9 @@
 //       maxReplicas: 4                   # 1..64, default 4
 //     disruption:
 //       stayingPods: Restartable         # None | Restartable | Any, default Restartable
+//       maxNodesPerPool: 1               # 1..100, default 1: nodes of one GPU model cordoned at once
+//       patchGitOpsOwners: false         # default false: owners managed by Argo CD, Flux or Helm are
+//                                        # not patched (their repository must change instead)
 //     window: "Sat 02:00-06:00 UTC"      # required for Approve and Auto
 //
 // Parsing validates everything and reports ALL problems at once, one per
@@ -32,7 +35,7 @@
 // Invariants of a parsed GpuPolicy: every field holds a validated value or
 // its default; names are unique within the file; allowed_profiles has no
 // duplicates and names only profiles that exist on some GPU model;
-// 0 <= headroom <= 2; 1 <= max_replicas <= 64; window is set when mode is
+// 0 <= headroom <= 2; 1 <= max_replicas <= 64; 1 <= max_nodes_per_pool <= 100; window is set when mode is
 // Approve or Auto.
 #pragma once
 
@@ -52,6 +55,7 @@ inline constexpr const char* kPolicyApiVersion = "gpu.kubeon.io/v1";
 inline constexpr const char* kPolicyKind = "GpuPolicy";
 inline constexpr const char* kSharingKind = "Sharing";
 inline constexpr int kMaxReplicasLimit = 64;
+inline constexpr int kMaxNodesPerPoolLimit = 100;
 
 enum class Mode { kProposal, kApprove, kAuto };
 
@@ -85,6 +89,8 @@ struct GpuPolicy {
   std::vector<std::string> time_slicing_namespaces;
   int max_replicas = 4;
   StayingPods staying_pods = StayingPods::kRestartable;
+  int max_nodes_per_pool = 1;         // nodes of one GPU model pool cordoned at once
+  bool patch_gitops_owners = false;   // patch owners a GitOps tool manages
   std::optional<Window> window;
 
   // True when the MIG profile (e.g. "1g.10gb") may be used under this policy.

@@ -208,6 +208,40 @@ TEST(ParsePolicies, DisruptionStayingPods) {
   EXPECT_EQ(ParseOne(Doc("  disruption: {}\n")).staying_pods, StayingPods::kRestartable);
 }
 
+TEST(ParsePolicies, DisruptionMaxNodesAndGitOps) {
+  const GpuPolicy defaults = ParseOne(Doc("  disruption: {}\n"));
+  EXPECT_EQ(defaults.max_nodes_per_pool, 1);
+  EXPECT_FALSE(defaults.patch_gitops_owners);
+  const GpuPolicy set = ParseOne(Doc("  disruption: {maxNodesPerPool: 100, patchGitOpsOwners: true}\n"));
+  EXPECT_EQ(set.max_nodes_per_pool, 100);
+  EXPECT_TRUE(set.patch_gitops_owners);
+  EXPECT_FALSE(ParseOne(Doc("  disruption: {patchGitOpsOwners: false}\n")).patch_gitops_owners);
+}
+
+TEST(PolicyErrors, DisruptionMaxNodesAndGitOps) {
+  struct Case {
+    const char* field;
+    const char* value;
+    const char* detail;
+  };
+  const Case cases[] = {
+      {"maxNodesPerPool", "0", "must be in 1..100, got 0"},
+      {"maxNodesPerPool", "101", "must be in 1..100, got 101"},
+      {"maxNodesPerPool", "two", "must be an integer in 1..100, got a string \"two\""},
+      {"maxNodesPerPool", "\"2\"", "must be an integer in 1..100, got a string \"2\""},
+      {"patchGitOpsOwners", "\"true\"", "must be true or false, got a string \"true\""},
+      {"patchGitOpsOwners", "1", "must be true or false, got an integer \"1\""},
+      {"patchGitOpsOwners", "[true]", "must be true or false, got a list"},
+  };
+  for (const Case& c : cases) {
+    const auto lines =
+        ErrorLines(Doc("  disruption:\n    " + std::string(c.field) + ": " + std::string(c.value) + "\n"));
+    EXPECT_TRUE(HasError(lines, "test.yaml:8: policy \"gpu-sharing\": spec.disruption." + std::string(c.field) + ": ",
+                         c.detail))
+        << c.field << " " << c.value;
+  }
+}
+
 TEST(PolicyErrors, DisruptionStayingPods) {
   auto lines = ErrorLines(Doc("  disruption:\n    stayingPods: any\n"));
   EXPECT_TRUE(HasError(lines, "test.yaml:8: policy \"gpu-sharing\": spec.disruption.stayingPods: ",
@@ -827,6 +861,12 @@ TEST_F(CrdTest, SameEnumsDefaultsAndBounds) {
   for (const auto& m : Spec("disruption.stayingPods")["enum"]) staying.push_back(m.as<std::string>());
   EXPECT_EQ(staying, (std::vector<std::string>{"None", "Restartable", "Any"}));
   EXPECT_EQ(Spec("disruption.stayingPods")["default"].as<std::string>(), StayingPodsName(GpuPolicy().staying_pods));
+  EXPECT_EQ(Spec("disruption.maxNodesPerPool")["type"].as<std::string>(), "integer");
+  EXPECT_EQ(Spec("disruption.maxNodesPerPool")["minimum"].as<int>(), 1);
+  EXPECT_EQ(Spec("disruption.maxNodesPerPool")["maximum"].as<int>(), kMaxNodesPerPoolLimit);
+  EXPECT_EQ(Spec("disruption.maxNodesPerPool")["default"].as<int>(), GpuPolicy().max_nodes_per_pool);
+  EXPECT_EQ(Spec("disruption.patchGitOpsOwners")["type"].as<std::string>(), "boolean");
+  EXPECT_EQ(Spec("disruption.patchGitOpsOwners")["default"].as<bool>(), GpuPolicy().patch_gitops_owners);
   EXPECT_EQ(Spec("mig.allowedProfiles")["x-kubernetes-list-type"].as<std::string>(), "set");
   EXPECT_EQ(Spec("timeSlicing.namespaces")["x-kubernetes-list-type"].as<std::string>(), "set");
   std::vector<std::string> required;

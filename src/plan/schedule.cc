@@ -1,0 +1,814 @@
+// See schedule.h.  The builder replays the migration on a model of the
+// cluster's whole GPUs: pod instances (a pod, or its recreated copy) on nodes,
+// free whole GPUs per node with where each free GPU came from, and the target
+// nodes still to reconfigure.
+#include "plan/schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "plan/sha256.h"
+
+namespace kubeon::plan {
+namespace {
+
+constexpr int64_t kUnlimited = std::numeric_limits<int32_t>::max();
+constexpr const char* kSpareNodePrefix = "(spare ";
+
+// Meanwhile-slot preference: nodes no step reconfigures, reconfigured nodes'
+// whole GPUs, nodes a later step reconfigures, virtual spare GPUs.
+enum Tier { kStable = 0, kDone = 1, kLater = 2, kSpare = 3 };
+
+struct NodeState {
+  model::Node node;  // a copy: the virtual spare nodes have no original
+  int64_t free = 0;  // whole GPUs a new pod may take
+  // Free whole GPUs by origin, oldest first: (step index, count); step 0 is
+  // "free before the migration".
+  std::vector<std::pair<int, int64_t>> origins;
+  Tier tier = kStable;
+  int target = -1;      // index into targets, -1 when no step reconfigures it
+  int64_t sliced = 0;   // GPUs in use by slices once reconfigured
+  std::set<int> insts;  // pod instances on it
+  std::string spare_model;  // model id of a virtual spare node
+};
+
+struct Inst {
+  int pod = -1;      // cluster.pods index
+  int node = -1;     // -1: not running (waiting Pending, or gone)
+  int owner = -1;    // index into owners when its owner moves
+  int64_t gpus = 0;
+  bool alive = true;
+};
+
+struct Target {
+  int node = -1;
+  const NodePlan* plan = nullptr;
+  int64_t whole_after = 0;  // whole GPUs (MIG off, not shared) once reconfigured
+  int64_t sliced_after = 0;
+  int mig_gpus = 0;
+  int64_t evict_gpus = 0;   // at the start: the order key
+  bool done = false;
+};
+
+struct Owner {
+  const WorkloadDecision* decision = nullptr;
+  std::vector<int> targets;         // indices into targets, in plan order
+  std::map<int, int64_t> slots;     // target -> slots planned there
+  std::vector<int> insts;           // its pod instances
+  bool moved = false;
+};
+
+// A meanwhile slot chosen for an instance while a step is tried.
+struct Placed {
+  int inst = -1;
+  int node = -1;  // -1: waits Pending (or is not recreated)
+};
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// Kubernetes' int-or-percent resolution against `replicas`; "" -> fallback.
+int ResolveIntOrPercent(const std::string& raw, int replicas, bool round_up, const std::string& fallback) {
+  const std::string v = raw.empty() ? fallback : raw;
+  if (v.empty()) return 0;
+  try {
+    if (v.back() == '%') {
+      const double pct = std::stod(v.substr(0, v.size() - 1));
+      const double x = pct * replicas / 100.0;
+      return static_cast<int>(round_up ? std::ceil(x - 1e-9) : std::floor(x + 1e-9));
+    }
+    return std::stoi(v);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::string Range(int first, int last) {
+  return first == last ? "GPU" + std::to_string(first) : "GPU" + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// "GPU0-3: 7x1g.10gb; GPU4-7: whole": runs of GPUs with the same layout.
+std::string LayoutAfter(const NodePlan& n) {
+  std::vector<std::string> per(n.gpu_count > 0 ? n.gpu_count : 0, "whole (MIG off)");
+  if (n.method == "time-slicing") {
+    for (auto& s : per) s = "time-sliced x" + std::to_string(n.time_slicing_replicas.value_or(1));
+  }
+  for (const auto& g : n.gpus) {
+    if (g.index < 0 || g.index >= static_cast<int>(per.size())) continue;
+    if (g.mig_enabled) {
+      std::map<std::string, int> count;
+      for (const auto& d : g.mig_devices) ++count[d];
+      std::vector<std::string> parts;
+      for (const auto& d : g.mig_devices) {
+        auto it = count.find(d);
+        if (it == count.end()) continue;
+        parts.push_back(std::to_string(it->second) + "x" + d);
+        count.erase(it);
+      }
+      per[g.index] = "MIG " + Join(parts, "+");
+    }
+  }
+  std::vector<std::string> runs;
+  for (size_t i = 0; i < per.size();) {
+    size_t j = i;
+    while (j + 1 < per.size() && per[j + 1] == per[i]) ++j;
+    runs.push_back(Range(static_cast<int>(i), static_cast<int>(j)) + ": " + per[i]);
+    i = j + 1;
+  }
+  return Join(runs, "; ");
+}
+
+std::string LayoutBefore(const model::Node& n, int64_t in_use) {
+  return std::to_string(n.gpu_count) + " whole GPUs (MIG off), " + std::to_string(in_use) + " in use";
+}
+
+const model::Controller* FindController(const model::Cluster& c, const model::WorkloadRef& r) {
+  for (const auto& x : c.controllers) {
+    if (x.namespace_ == r.namespace_ && x.kind == r.kind && x.name == r.name) return &x;
+  }
+  return nullptr;
+}
+
+class Builder {
+ public:
+  Builder(const model::Cluster& cluster, const Plan& plan, const policy::GpuPolicy& policy)
+      : cluster_(cluster), plan_(plan), policy_(policy) {}
+
+  Schedule Run() {
+    out_.max_nodes_per_pool = std::max(1, policy_.max_nodes_per_pool);
+    LeftOut();
+    Setup();
+    std::map<std::string, int64_t> spares;
+    if (!Order(&spares)) {
+      out_.feasible = false;
+      for (const auto& [model, n] : spares) {
+        if (n > 0) out_.spare_gpus_needed[model] = static_cast<int>(n);
+      }
+      out_.steps.clear();
+      return std::move(out_);
+    }
+    AssignSavings();
+    return std::move(out_);
+  }
+
+  // Workloads the planner left unchanged because a pod is tied to its node.
+  void LeftOut() {
+    const std::string suffix = std::string("; ") + kLeftOutReason;
+    for (const auto& w : plan_.workloads) {
+      if (w.decision != Decision::kUnchanged || w.reason.size() < suffix.size() ||
+          w.reason.compare(w.reason.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      out_.left_out.push_back(w.ref.kind + " " + w.ref.Display() + ": " + w.reason.substr(0, w.reason.size() - suffix.size()));
+    }
+  }
+
+  // ---- the model ------------------------------------------------------------
+  void Setup() {
+    std::map<std::string, int> node_index;
+    for (const auto& n : cluster_.nodes) {
+      // Allocatable, or capacity when a snapshot lacks it.
+      const std::map<std::string, int64_t>& alloc = n.allocatable.empty() ? n.capacity : n.allocatable;
+      auto gpu = alloc.find(model::kGpuResource);
+      const bool has_gpu_resource = std::any_of(alloc.begin(), alloc.end(), [](const auto& kv) {
+        return kv.first == model::kGpuResource || kv.first == model::kSharedGpuResource ||
+               kv.first.rfind(model::kMigResourcePrefix, 0) == 0;
+      });
+      if (!has_gpu_resource && n.gpu_count <= 0) continue;
+      NodeState s;
+      s.node = n;
+      s.free = gpu == alloc.end() ? 0 : gpu->second;
+      node_index[n.name] = static_cast<int>(nodes_.size());
+      nodes_.push_back(std::move(s));
+    }
+    // Requests of the active pods bound to each node, per resource.
+    std::map<std::pair<int, std::string>, int64_t> requested;
+    std::map<model::WorkloadRef, int> owner_of;
+    for (const auto& w : plan_.workloads) {
+      if (w.decision == Decision::kUnchanged) continue;
+      owner_of[w.ref] = static_cast<int>(owners_.size());
+      owner_by_display_.emplace(w.ref.Display(), static_cast<int>(owners_.size()));
+      Owner o;
+      o.decision = &w;
+      owners_.push_back(std::move(o));
+    }
+    std::vector<int> unbound;
+    for (size_t i = 0; i < cluster_.pods.size(); ++i) {
+      const model::Pod& p = cluster_.pods[i];
+      if (!p.Active() || (p.gpus <= 0 && p.gpu_slices.empty())) continue;
+      if (p.node_name.empty()) {
+        if (p.gpus > 0) unbound.push_back(static_cast<int>(i));
+        continue;
+      }
+      auto ni = node_index.find(p.node_name);
+      if (ni == node_index.end()) continue;
+      if (p.gpus > 0) requested[{ni->second, model::kGpuResource}] += p.gpus;
+      for (const auto& [res, q] : p.gpu_slices) requested[{ni->second, res}] += q;
+      if (p.gpus <= 0) continue;
+      Inst inst;
+      inst.pod = static_cast<int>(i);
+      inst.node = ni->second;
+      inst.gpus = p.gpus;
+      auto o = owner_of.find(p.workload);
+      if (o != owner_of.end()) {
+        inst.owner = o->second;
+        owners_[o->second].insts.push_back(static_cast<int>(insts_.size()));
+      }
+      held_ += inst.gpus;
+      nodes_[ni->second].insts.insert(static_cast<int>(insts_.size()));
+      insts_.push_back(inst);
+    }
+    for (auto& s : nodes_) {
+      const int idx = static_cast<int>(&s - nodes_.data());
+      auto r = requested.find({idx, model::kGpuResource});
+      s.free = std::max<int64_t>(0, s.free - (r == requested.end() ? 0 : r->second));
+      if (!s.node.ready) s.free = 0;  // a NotReady node takes no pod
+      for (const auto& [res, alloc] : s.node.allocatable.empty() ? s.node.capacity : s.node.allocatable) {
+        if (res != model::kGpuResource && res != model::kSharedGpuResource && res.rfind(model::kMigResourcePrefix, 0) != 0) {
+          continue;
+        }
+        auto q = requested.find({idx, res});
+        const int64_t req = q == requested.end() ? 0 : q->second;
+        out_.capacity.push_back({s.node.name, res, alloc, req, std::max<int64_t>(0, alloc - req)});
+      }
+    }
+    // Unbound Pending GPU pods take free GPUs first (by node name).
+    std::vector<NodeState*> by_name;
+    for (auto& s : nodes_) by_name.push_back(&s);
+    std::sort(by_name.begin(), by_name.end(), [](const NodeState* a, const NodeState* b) { return a->node.name < b->node.name; });
+    for (int pi : unbound) {
+      const model::Pod& p = cluster_.pods[pi];
+      const model::Placement where = p.PlacementOf();
+      for (NodeState* sp : by_name) {
+        NodeState& s = *sp;
+        if (s.free >= p.gpus && where.AllowsNode(s.node)) {
+          s.free -= p.gpus;
+          pending_taken_[s.node.name] += p.gpus;
+          break;
+        }
+      }
+    }
+    for (auto& c : out_.capacity) {
+      auto t = pending_taken_.find(c.node);
+      if (c.resource == model::kGpuResource && t != pending_taken_.end()) c.free = std::max<int64_t>(0, c.free - t->second);
+    }
+    // Targets, and the owners' slots on them.
+    for (const auto& np : plan_.nodes) {
+      if (np.method != "mig" && np.method != "time-slicing") continue;
+      auto ni = node_index.find(np.name);
+      if (ni == node_index.end()) continue;
+      Target t;
+      t.node = ni->second;
+      t.plan = &np;
+      for (const auto& g : np.gpus) {
+        if (g.whole) continue;
+        ++t.sliced_after;
+        if (g.mig_enabled) ++t.mig_gpus;
+        for (const auto& w : g.workloads) {
+          auto o = owner_by_display_.find(w);
+          if (o == owner_by_display_.end()) continue;
+          Owner& owner = owners_[o->second];
+          if (owner.slots[static_cast<int>(targets_.size())]++ == 0) owner.targets.push_back(static_cast<int>(targets_.size()));
+        }
+      }
+      t.whole_after = np.method == "mig" ? std::max(0, np.gpu_count - t.mig_gpus) : 0;
+      for (int ii : nodes_[t.node].insts) t.evict_gpus += insts_[ii].gpus;
+      nodes_[t.node].target = static_cast<int>(targets_.size());
+      nodes_[t.node].tier = kLater;
+      targets_.push_back(t);
+    }
+    for (auto& s : nodes_) {
+      if (s.free > 0) s.origins.push_back({0, s.free});
+    }
+    // One virtual spare node per pool model, labelled like the pool's first
+    // target (its hostname dropped), without taints; empty until needed.
+    for (const auto& t : targets_) {
+      const std::string& model = t.plan->gpu_model;
+      if (spare_of_model_.count(model)) continue;
+      NodeState s;
+      s.node = nodes_[t.node].node;
+      s.node.name = kSpareNodePrefix + model + ")";
+      s.node.labels.erase("kubernetes.io/hostname");
+      s.node.taints.clear();
+      s.node.unschedulable = false;
+      s.node.ready = true;
+      s.tier = kSpare;
+      s.spare_model = model;
+      spare_of_model_[model] = static_cast<int>(nodes_.size());
+      nodes_.push_back(std::move(s));
+    }
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].free > 0) slots_.insert({nodes_[i].tier, static_cast<int>(i)});
+    }
+  }
+
+  void SetFree(int node, int64_t free) {
+    NodeState& s = nodes_[node];
+    if (s.free > 0) slots_.erase({s.tier, node});
+    s.free = free;
+    if (s.free > 0) slots_.insert({s.tier, node});
+  }
+  void SetTier(int node, Tier tier) {
+    NodeState& s = nodes_[node];
+    if (s.free > 0) slots_.erase({s.tier, node});
+    s.tier = tier;
+    if (s.free > 0) slots_.insert({s.tier, node});
+  }
+
+  // Whether the instance's recreated pod waits Pending instead of running
+  // elsewhere, and whether it comes back at all.
+  bool ComesBack(const Inst& inst) const { return cluster_.pods[inst.pod].workload.kind != "Pod"; }
+  bool Waits(const Inst& inst, const std::string& node_name) const {
+    const model::Pod& p = cluster_.pods[inst.pod];
+    return p.daemonset || p.PlacementOf().PinnedNode() == node_name;
+  }
+
+  // Tries to find meanwhile slots for every instance on the nodes of `step`.
+  // On success applies them to the free counts and returns true; on failure
+  // leaves the model unchanged.  `placed` receives the slots.
+  bool TryStep(const std::vector<int>& step, std::vector<Placed>* placed) {
+    placed->clear();
+    std::set<int> in_step;
+    for (int t : step) in_step.insert(targets_[t].node);
+    std::vector<std::pair<int, int64_t>> undo;  // node, previous free
+    bool ok = true;
+    for (int t : step) {
+      const int node = targets_[t].node;
+      for (int ii : nodes_[node].insts) {
+        const Inst& inst = insts_[ii];
+        if (!ComesBack(inst) || Waits(inst, nodes_[node].node.name)) {
+          placed->push_back({ii, -1});
+          continue;
+        }
+        const model::Placement where = cluster_.pods[inst.pod].PlacementOf();
+        int chosen = -1;
+        for (const auto& [tier, n] : slots_) {
+          if (in_step.count(n) || nodes_[n].free < inst.gpus || !where.AllowsNode(nodes_[n].node)) continue;
+          chosen = n;
+          break;
+        }
+        if (chosen < 0) {
+          ok = false;
+          break;
+        }
+        undo.push_back({chosen, nodes_[chosen].free});
+        SetFree(chosen, nodes_[chosen].free - inst.gpus);
+        placed->push_back({ii, chosen});
+      }
+      if (!ok) break;
+    }
+    if (!ok) {
+      for (auto it = undo.rbegin(); it != undo.rend(); ++it) SetFree(it->first, it->second);
+      placed->clear();
+    }
+    return ok;
+  }
+
+  // Undoes the free counts a successful TryStep applied.
+  void UndoStep(const std::vector<Placed>& placed) {
+    for (const auto& p : placed) {
+      if (p.node >= 0) SetFree(p.node, nodes_[p.node].free + insts_[p.inst].gpus);
+    }
+  }
+
+  // The pool's best step now: remaining targets by order key, each joining
+  // when the step still fits.  Empty when none fits alone.
+  std::vector<int> PickStep(const std::vector<int>& remaining, std::vector<Placed>* placed) {
+    std::vector<int> step;
+    std::vector<Placed> trial;
+    for (int t : remaining) {
+      if (static_cast<int>(step.size()) >= out_.max_nodes_per_pool) break;
+      std::vector<int> with = step;
+      with.push_back(t);
+      if (!step.empty()) UndoStep(*placed);
+      if (TryStep(with, &trial)) {
+        step = std::move(with);
+        *placed = trial;
+      } else if (!step.empty()) {
+        TryStep(step, placed);  // restore the accepted step's slots (it fitted before)
+      }
+    }
+    if (!step.empty()) UndoStep(*placed);
+    return step;
+  }
+
+  // Greedy order; when stuck, adds spare GPUs (returned in *spares) and goes
+  // on.  Returns true when no spare was needed.
+  bool Order(std::map<std::string, int64_t>* spares) {
+    std::map<std::string, std::vector<int>> remaining;  // pool -> targets by order key
+    std::vector<int> order(targets_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      if (targets_[a].evict_gpus != targets_[b].evict_gpus) return targets_[a].evict_gpus < targets_[b].evict_gpus;
+      return targets_[a].plan->name < targets_[b].plan->name;
+    });
+    for (int t : order) remaining[targets_[t].plan->gpu_model].push_back(t);
+    bool needed_spares = false;
+    while (true) {
+      bool any_left = false;
+      bool took = false;
+      for (auto& [pool, left] : remaining) {
+        if (left.empty()) continue;
+        any_left = true;
+        std::vector<Placed> placed;
+        std::vector<int> step = PickStep(left, &placed);
+        if (step.empty()) continue;
+        std::vector<Placed> applied;
+        TryStep(step, &applied);
+        Commit(pool, step, applied);
+        for (int t : step) left.erase(std::find(left.begin(), left.end(), t));
+        took = true;
+        break;
+      }
+      if (!any_left) break;
+      if (took) continue;
+      // Stuck: the candidate needing the fewest spare GPUs gets them.
+      needed_spares = true;
+      if (!AddSpares(remaining, spares)) return false;
+    }
+    return !needed_spares;
+  }
+
+  // With unlimited spare GPUs, finds the single target whose evictions need
+  // the fewest of them and adds exactly those.  False when none can fit even
+  // then (a pod whose placement allows no node).
+  bool AddSpares(const std::map<std::string, std::vector<int>>& remaining, std::map<std::string, int64_t>* spares) {
+    std::map<int, int64_t> before;
+    for (const auto& [model, n] : spare_of_model_) {
+      before[n] = nodes_[n].free;
+      SetFree(n, kUnlimited);
+    }
+    int64_t best_total = -1;
+    std::map<std::string, int64_t> best;
+    for (const auto& [pool, left] : remaining) {
+      for (int t : left) {
+        std::vector<Placed> placed;
+        if (!TryStep({t}, &placed)) continue;
+        std::map<std::string, int64_t> use;
+        int64_t total = 0;
+        for (const auto& p : placed) {
+          if (p.node >= 0 && !nodes_[p.node].spare_model.empty()) {
+            use[nodes_[p.node].spare_model] += insts_[p.inst].gpus;
+            total += insts_[p.inst].gpus;
+          }
+        }
+        UndoStep(placed);
+        if (best_total < 0 || total < best_total) {
+          best_total = total;
+          best = use;
+        }
+      }
+    }
+    for (const auto& [n, f] : before) SetFree(n, f);
+    if (best_total <= 0) return false;
+    for (const auto& [model, g] : best) {
+      (*spares)[model] += g;
+      const int n = spare_of_model_.at(model);
+      nodes_[n].origins.push_back({0, g});
+      SetFree(n, nodes_[n].free + g);
+    }
+    return true;
+  }
+
+  // Takes `count` free GPUs from `node` (oldest origins first) and returns
+  // them by origin.
+  std::map<int, int64_t> Consume(int node, int64_t count) {
+    std::map<int, int64_t> taken;
+    auto& origins = nodes_[node].origins;
+    while (count > 0 && !origins.empty()) {
+      const int64_t k = std::min(count, origins.front().second);
+      taken[origins.front().first] += k;
+      origins.front().second -= k;
+      count -= k;
+      if (origins.front().second == 0) origins.erase(origins.begin());
+    }
+    return taken;
+  }
+
+  // ---- one step ---------------------------------------------------------------
+  void Commit(const std::string& pool, const std::vector<int>& step, const std::vector<Placed>& placed) {
+    const int index = static_cast<int>(out_.steps.size()) + 1;
+    ScheduleStep s;
+    s.index = index;
+    s.gpu_model = pool;
+    s.method = targets_[step.front()].plan->method;
+    std::set<std::string> isolation;
+    const int64_t held_before = held_;
+    std::map<std::string, int64_t> in_use;
+    for (int t : step) {
+      const Target& tg = targets_[t];
+      const NodePlan& np = *tg.plan;
+      s.nodes.push_back(np.name);
+      s.labels_after[np.name] = np.labels;
+      int64_t used = 0;
+      for (int ii : nodes_[tg.node].insts) used += insts_[ii].gpus;
+      s.layout_before[np.name] = LayoutBefore(nodes_[tg.node].node, used);
+      s.layout_after[np.name] = LayoutAfter(np);
+      for (const auto& d : np.disrupted_pods) s.disrupted.push_back(d);
+      if (!np.isolation.empty()) isolation.insert(np.isolation);
+    }
+    s.isolation = Join(std::vector<std::string>(isolation.begin(), isolation.end()), " ");
+    // Evictions and where each pod runs meanwhile.
+    std::map<std::pair<int, int>, std::vector<std::string>> need_nodes;  // (origin step, node) order
+    std::map<int, int64_t> need_count;
+    std::map<int, std::set<std::string>> need_where;
+    std::vector<std::pair<int, int>> waiting;  // (instance, node) that comes back to the node it left
+    int64_t max_grace = 0;
+    std::set<std::string> disrupted_pods;
+    for (const auto& d : s.disrupted) disrupted_pods.insert(d.pod);
+    for (const auto& p : placed) {
+      Inst& inst = insts_[p.inst];
+      const model::Pod& pod = cluster_.pods[inst.pod];
+      const int from = inst.node;
+      StepEviction e;
+      e.pod = pod.namespace_ + "/" + pod.name;
+      e.owner = pod.workload.kind + "/" + pod.workload.name;
+      e.resource = model::kGpuResource;
+      e.count = inst.gpus;
+      e.grace_period_seconds = pod.termination_grace_period_seconds;
+      e.comes_back = ComesBack(inst);
+      max_grace = std::max(max_grace, e.grace_period_seconds);
+      nodes_[from].insts.erase(p.inst);
+      if (p.node >= 0) {
+        e.runs_meanwhile = nodes_[p.node].node.name;
+        for (const auto& [origin, k] : Consume(p.node, inst.gpus)) {
+          need_count[origin] += k;
+          need_where[origin].insert(e.runs_meanwhile);
+        }
+        SetFree(p.node, nodes_[p.node].free - inst.gpus);
+        if (!nodes_[p.node].spare_model.empty()) held_ -= inst.gpus;
+        inst.node = p.node;
+        nodes_[p.node].insts.insert(p.inst);
+      } else {
+        inst.node = -1;
+        held_ -= inst.gpus;
+        if (e.comes_back) {
+          waiting.push_back({p.inst, from});
+        } else {
+          inst.alive = false;
+        }
+        if (!disrupted_pods.count(e.pod)) {
+          s.disrupted.push_back({e.pod, e.owner,
+                                 e.comes_back ? "waits Pending while the step runs (it may only run on " +
+                                                    nodes_[from].node.name + ") and comes back when the step ends"
+                                              : "a bare pod: evicted, it is deleted and not recreated"});
+          disrupted_pods.insert(e.pod);
+        }
+      }
+      s.evictions.push_back(std::move(e));
+    }
+    for (const auto& [origin, count] : need_count) {
+      CapacityNeed n;
+      n.resource = model::kGpuResource;
+      n.count = count;
+      n.nodes.assign(need_where[origin].begin(), need_where[origin].end());
+      n.why = origin == 0 ? "free before the migration" : "freed by step " + std::to_string(origin);
+      s.needs.push_back(std::move(n));
+    }
+    // Reconfigure: the target's remaining whole GPUs become free (less the
+    // pods that wait to come back to it).
+    int max_mig_gpus = 0;
+    for (int t : step) {
+      Target& tg = targets_[t];
+      tg.done = true;
+      max_mig_gpus = std::max(max_mig_gpus, tg.mig_gpus);
+      NodeState& ns = nodes_[tg.node];
+      ns.sliced = tg.sliced_after;
+      int64_t whole = tg.whole_after;
+      ns.origins.clear();
+      SetTier(tg.node, kDone);
+      held_ += tg.sliced_after;
+      for (const auto& [ii, home] : waiting) {
+        if (home != tg.node) continue;
+        insts_[ii].node = tg.node;
+        ns.insts.insert(ii);
+        held_ += insts_[ii].gpus;
+        whole -= insts_[ii].gpus;
+      }
+      whole = std::max<int64_t>(0, whole);
+      if (whole > 0) ns.origins.push_back({index, whole});
+      SetFree(tg.node, whole);
+    }
+    // Owners whose every target is now reconfigured move; their old pods die.
+    int64_t max_batches = 0;
+    std::set<int> emptied_from;
+    for (size_t oi = 0; oi < owners_.size(); ++oi) {
+      Owner& o = owners_[oi];
+      if (o.moved || o.targets.empty()) continue;
+      if (!std::all_of(o.targets.begin(), o.targets.end(), [&](int t) { return targets_[t].done; })) continue;
+      o.moved = true;
+      StepOwnerMove m = Move(o, &max_batches);
+      for (int ii : o.insts) {
+        Inst& inst = insts_[ii];
+        if (!inst.alive) continue;
+        inst.alive = false;
+        if (inst.node >= 0) {
+          NodeState& ns = nodes_[inst.node];
+          ns.insts.erase(ii);
+          ns.origins.push_back({index, inst.gpus});
+          SetFree(inst.node, ns.free + inst.gpus);
+          if (ns.spare_model.empty()) held_ -= inst.gpus;
+          emptied_from.insert(inst.node);
+          inst.node = -1;
+        }
+      }
+      for (const auto& flag : OwnerFlags(m)) s.flags.push_back(flag);
+      s.owners.push_back(std::move(m));
+    }
+    for (int n : emptied_from) {
+      const NodeState& ns = nodes_[n];
+      if (ns.insts.empty() && ns.sliced == 0 && ns.spare_model.empty()) s.nodes_freed.push_back(ns.node.name);
+    }
+    std::sort(s.nodes_freed.begin(), s.nodes_freed.end());
+    s.gpus_freed = static_cast<int>(held_before - held_);
+    for (int n : emptied_from) last_change_step_[nodes_[n].node.name] = index;
+    for (int t : step) last_change_step_[targets_[t].plan->name] = index;
+    s.estimated_seconds = max_grace + kConfigMapSyncSeconds + kOperatorRestartSeconds +
+                          kMigApplySecondsPerGpu * max_mig_gpus + kRolloutSecondsPerBatch * max_batches;
+    s.content_hash = Sha256Hex(CanonicalText(s));
+    s.id = s.content_hash.substr(0, 8);
+    out_.steps.push_back(std::move(s));
+  }
+
+  StepOwnerMove Move(const Owner& o, int64_t* max_batches) const {
+    const WorkloadDecision& d = *o.decision;
+    StepOwnerMove m;
+    m.owner = d.ref;
+    const model::Controller* c = FindController(cluster_, d.ref);
+    m.replicas = c ? c->replicas : static_cast<int>(d.pods.size());
+    m.from_resource = model::kGpuResource;
+    m.from_per_pod = std::max<int64_t>(1, d.gpus_per_pod);
+    m.to_resource = d.decision == Decision::kMig ? std::string(model::kMigResourcePrefix) + d.slice
+                                                 : std::string(model::kSharedGpuResource);
+    m.to_per_pod = 1;
+    m.strategy = c ? c->strategy : "";
+    if (m.strategy.empty()) m.strategy = "RollingUpdate";
+    int batch = 1;
+    if (d.ref.kind == "StatefulSet") {
+      m.max_surge = 0;
+      m.max_unavailable = m.strategy == "OnDelete" ? 1 : std::max(1, ResolveIntOrPercent(c ? c->max_unavailable : "", m.replicas, false, "1"));
+      batch = m.max_unavailable;
+    } else if (m.strategy == "Recreate") {
+      m.max_surge = 0;
+      m.max_unavailable = m.replicas;
+      batch = std::max(1, m.replicas);
+    } else {
+      m.max_surge = ResolveIntOrPercent(c ? c->max_surge : "", m.replicas, true, "25%");
+      m.max_unavailable = ResolveIntOrPercent(c ? c->max_unavailable : "", m.replicas, false, "25%");
+      if (m.max_surge == 0 && m.max_unavailable == 0) m.max_unavailable = 1;  // the API server forbids 0/0
+      batch = std::max(1, m.max_surge + m.max_unavailable);
+    }
+    *max_batches = std::max<int64_t>(*max_batches, (m.replicas + batch - 1) / batch);
+    // The PDB selecting its pods.
+    const model::Pod* pod = nullptr;
+    for (const auto& p : cluster_.pods) {
+      if (p.workload == d.ref) {
+        pod = &p;
+        break;
+      }
+    }
+    if (pod) {
+      for (const auto& pdb : cluster_.pdbs) {
+        if (pdb.namespace_ == pod->namespace_ && pdb.selector.Matches(pod->labels)) {
+          m.pdb = pdb.namespace_ + "/" + pdb.name;
+          m.pdb_disruptions_allowed = pdb.disruptions_allowed;
+          break;
+        }
+      }
+    }
+    // OnDelete: the executor evicts pod by pod through the Eviction API.
+    m.pdb_ok = m.pdb.empty() || m.strategy == "OnDelete" || m.max_unavailable <= m.pdb_disruptions_allowed;
+    if (c) m.gitops = GitOpsManager(*c);
+    for (const auto& p : plan_.artifacts.workload_patches) {
+      if (p.namespace_ == d.ref.namespace_ && p.kind == d.ref.kind && p.name == d.ref.name) m.patch_json = p.patch_json;
+    }
+    int64_t slots = 0;
+    for (int t : o.targets) {
+      m.target_nodes.push_back(targets_[t].plan->name);
+      slots += o.slots.at(t);
+    }
+    slots_of_.emplace(d.ref, slots);
+    return m;
+  }
+
+  std::vector<std::string> OwnerFlags(const StepOwnerMove& m) const {
+    std::vector<std::string> flags;
+    const std::string who = m.owner.kind + " " + m.owner.Display();
+    if (!m.pdb_ok) {
+      flags.push_back(who + ": its " + m.strategy + " rollout may take " + std::to_string(m.max_unavailable) +
+                      " pods down at once; PodDisruptionBudget " + m.pdb + " allows " +
+                      std::to_string(m.pdb_disruptions_allowed) + " (rollouts do not consult PDBs)");
+    }
+    if (!m.gitops.empty() && !policy_.patch_gitops_owners) {
+      flags.push_back(who + ": managed by " + m.gitops + "; change its repository (patch_json), or allow direct patches "
+                      "with policy spec.disruption.patchGitOpsOwners");
+    }
+    auto s = slots_of_.find(m.owner);
+    if (s != slots_of_.end() && s->second < m.replicas) {
+      flags.push_back(who + ": " + std::to_string(s->second) + " slots planned for " + std::to_string(m.replicas) +
+                      " replicas");
+    }
+    return flags;
+  }
+
+  std::string CanonicalText(const ScheduleStep& s) const {
+    std::string t = "pool " + s.gpu_model + "\nmethod " + s.method + "\n";
+    for (const auto& n : s.nodes) {
+      t += "node " + n + "\n";
+      for (const auto& [k, v] : s.labels_after.at(n)) t += " label " + k + "=" + v + "\n";
+      t += " layout " + s.layout_after.at(n) + "\n";
+    }
+    std::vector<std::string> owners;
+    for (const auto& o : s.owners) {
+      owners.push_back("owner " + o.owner.namespace_ + "/" + o.owner.kind + "/" + o.owner.name + " replicas " +
+                       std::to_string(o.replicas) + " from " + std::to_string(o.from_per_pod) + "x" + o.from_resource +
+                       " to " + std::to_string(o.to_per_pod) + "x" + o.to_resource + " on " + Join(o.target_nodes, ",") +
+                       "\n");
+    }
+    std::sort(owners.begin(), owners.end());
+    for (const auto& o : owners) t += o;
+    return t;
+  }
+
+  // Each node's monthly saving goes to the last step that lowered its GPUs.
+  void AssignSavings() {
+    for (const auto& np : plan_.nodes) {
+      auto it = last_change_step_.find(np.name);
+      if (it == last_change_step_.end() || np.monthly_savings_usd == 0) continue;
+      out_.steps[it->second - 1].monthly_savings_usd += np.monthly_savings_usd;
+    }
+  }
+
+  const model::Cluster& cluster_;
+  const Plan& plan_;
+  const policy::GpuPolicy& policy_;
+  Schedule out_;
+  std::vector<NodeState> nodes_;
+  std::vector<Inst> insts_;
+  std::vector<Target> targets_;
+  std::vector<Owner> owners_;
+  std::map<std::string, int> owner_by_display_;
+  std::map<std::string, int> spare_of_model_;
+  std::set<std::pair<int, int>> slots_;  // (tier, node) of nodes with free whole GPUs
+  std::map<std::string, int64_t> pending_taken_;
+  std::map<std::string, int> last_change_step_;
+  int64_t held_ = 0;  // whole GPUs held by running pods (spares aside) plus GPUs used by slices
+  mutable std::map<model::WorkloadRef, int64_t> slots_of_;
+};
+
+}  // namespace
+
+Schedule BuildSchedule(const model::Cluster& cluster, const Plan& plan, const policy::GpuPolicy& policy) {
+  return Builder(cluster, plan, policy).Run();
+}
+
+std::string ScheduleWarning(const Schedule& schedule) {
+  if (schedule.feasible) return "";
+  std::vector<std::string> parts;
+  for (const auto& [model, n] : schedule.spare_gpus_needed) parts.push_back(std::to_string(n) + " " + model);
+  if (parts.empty()) {
+    return "no migration order fits: some pod on a target node may run on no other node; nothing will be started";
+  }
+  return "no migration order fits the free GPUs: the evicted pods need " + Join(parts, ", ") +
+         " spare whole GPUs to run on meanwhile; nothing will be started";
+}
+
+std::string WhyPinned(const model::Pod& pod) {
+  const std::string node = pod.PlacementOf().PinnedNode();
+  if (!node.empty()) return "pinned to node " + node + " by required node affinity";
+  if (!pod.local_volumes.empty()) {
+    return "local storage (volume " + pod.local_volumes.front() + ") ties it to node " + pod.node_name;
+  }
+  return "";
+}
+
+std::string GitOpsManager(const model::Controller& c) {
+  auto has = [](const model::Labels& m, const char* k) { return m.count(k) > 0; };
+  auto manager = [&](const char* name) {
+    return std::find(c.managers.begin(), c.managers.end(), name) != c.managers.end();
+  };
+  if ((has(c.labels, "app.kubernetes.io/instance") && has(c.annotations, "argocd.argoproj.io/tracking-id")) ||
+      has(c.labels, "argocd.argoproj.io/instance") || has(c.annotations, "argocd.argoproj.io/tracking-id") ||
+      manager("argocd-controller")) {
+    return "Argo CD";
+  }
+  if (has(c.labels, "kustomize.toolkit.fluxcd.io/name") || has(c.labels, "helm.toolkit.fluxcd.io/name") ||
+      manager("kustomize-controller") || manager("helm-controller")) {
+    return "Flux";
+  }
+  auto managed_by = c.labels.find("app.kubernetes.io/managed-by");
+  if ((managed_by != c.labels.end() && managed_by->second == "Helm") ||
+      has(c.annotations, "meta.helm.sh/release-name") || manager("helm")) {
+    return "Helm";
+  }
+  return "";
+}
+
+}  // namespace kubeon::plan

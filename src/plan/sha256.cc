@@ -1,0 +1,29 @@
+// See sha256.h.
+#include "plan/sha256.h"
+
+#include <openssl/evp.h>
+
+#include <cstdio>
+
+namespace kubeon::plan {
+
+std::string Sha256Hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  // EVP_Digest only fails on allocation failure, which the rest of the
+  // program does not survive either; an all-zero digest would be caught by
+  // every test.
+  EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr);
+  std::string hex;
+  hex.reserve(2 * length);
+  char buf[3];
+  for (unsigned int i = 0; i < length; ++i) {
+    std::snprintf(buf, sizeof(buf), "%02x", digest[i]);
+    hex += buf;
+  }
+  return hex;
+}
+
+std::string ContentName(std::string_view body) { return "kubeon-" + Sha256Hex(body).substr(0, 10); }
+
+}  // namespace kubeon::plan

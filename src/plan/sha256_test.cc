@@ -1,0 +1,20 @@
+// Tests for sha256.h against the FIPS 180-2 test vectors.
+#include "plan/sha256.h"
+
+#include <gtest/gtest.h>
+
+namespace kubeon::plan {
+namespace {
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Sha256, ContentNameIsPrefixed) {
+  EXPECT_EQ(ContentName("abc"), "kubeon-ba7816bf8f");
+  EXPECT_NE(ContentName("version: v1\n"), ContentName("version: v1\n "));
+}
+
+}  // namespace
+}  // namespace kubeon::plan

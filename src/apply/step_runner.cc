@@ -1118,7 +1118,25 @@ const char* OutcomeName(OutcomeKind k) {
   return "?";
 }
 
+// A ConfigMap or namespace name must be a DNS-1123 subdomain; a manifest
+// passed by mistake would otherwise reach the API as a garbled URL.
+Status CheckArtifactNames(const StepArtifacts& a) {
+  for (const auto& [what, name] : {std::pair<const char*, const std::string*>{"operator namespace", &a.operator_namespace},
+                                   {"MIG ConfigMap name", &a.mig_configmap},
+                                   {"device-plugin ConfigMap name", &a.device_plugin_configmap}}) {
+    const bool ok = !name->empty() && name->size() <= 253 &&
+                    name->find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") == std::string::npos;
+    if (!ok) {
+      return Status::Error(std::string(what) + " \"" + name->substr(0, 40) + (name->size() > 40 ? "..." : "") +
+                           "\" is not a Kubernetes object name");
+    }
+  }
+  return Status::Ok();
+}
+
 StepOutcome RunStep(const StepContext& ctx, const plan::ScheduleStep& step) {
+  Status names = CheckArtifactNames(ctx.artifacts);
+  if (!names.ok()) return Failed(step.id, names.message());
   Runner r(ctx, step.id, "step");
   audit::ChangeRecord fresh;
   fresh.id = step.id;
@@ -1188,6 +1206,8 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx) {
 }
 
 StepOutcome RevertChange(const StepContext& ctx, const std::string& id) {
+  Status names = CheckArtifactNames(ctx.artifacts);
+  if (!names.ok()) return Failed(id, names.message());
   Runner r(ctx, id, "revert");
   Status s = r.Load(nullptr);
   if (!s.ok()) return Failed(id, s.message());

@@ -96,7 +96,11 @@ inline constexpr const char* kMigConfigStateLabel = "nvidia.com/mig.config.state
 inline constexpr const char* kDevicePluginConfigLabel = "nvidia.com/device-plugin.config";
 inline constexpr const char* kCrashEnv = "KUBEON_APPLY_CRASH_AFTER_WRITES";
 
-// What the step's labels name, from the plan's artifacts.
+// What the step's labels name, from the plan's artifacts.  The namespace
+// and ConfigMap fields are object names (plan::PlannerOptions's
+// mig_configmap_name / device_plugin_configmap_name), not the manifests in
+// plan::Artifacts; RunStep and RevertChange refuse anything that is not a
+// valid name before they touch the cluster.
 struct StepArtifacts {
   std::string operator_namespace = "gpu-operator";
   std::string mig_configmap = "kubeon-mig-parted-config";          // key config.yaml

@@ -529,7 +529,8 @@ TEST_F(StepRunnerTest, ApiFaultsOnTheWayFinish) {
   ASSERT_TRUE(WaitFor([&] { return Available("infer") == 2 && Available("busy") == 1; }));
 }
 
-// A node the user cordoned is refused before any write.
+// A node the user cordoned is refused before any write; so are artifacts
+// whose ConfigMap "name" is not a name.
 TEST_F(StepRunnerTest, UserCordonedNodeUntouched) {
   Start(MigCluster(), {"a100-2"});
   ASSERT_TRUE(client_->Cordon("a100-1").ok());
@@ -538,6 +539,13 @@ TEST_F(StepRunnerTest, UserCordonedNodeUntouched) {
   ASSERT_EQ(out.kind, OutcomeKind::kRolledBack);
   EXPECT_EQ(out.writes, 0);
   EXPECT_NE(out.cause.find("cordoned by someone else"), std::string::npos) << out.cause;
+  // Artifacts naming a manifest instead of a ConfigMap are refused too.
+  StepContext bad = Ctx();
+  bad.artifacts.mig_configmap = "apiVersion: v1\nkind: ConfigMap\n";
+  StepOutcome refused = RunStep(bad, MigStep());
+  EXPECT_EQ(refused.kind, OutcomeKind::kRolledBack);
+  EXPECT_EQ(refused.writes, 0);
+  EXPECT_NE(refused.cause.find("MIG ConfigMap name \"apiVersion: v1"), std::string::npos) << refused.cause;
   const json after = NodeObj("a100-1");
   EXPECT_EQ(after["spec"], before["spec"]);
   EXPECT_EQ(after["metadata"]["labels"], before["metadata"]["labels"]);

@@ -5,8 +5,6 @@
 #pragma once
 
 #include <chrono>
-#include <ctime>
-#include <string>
 #include <thread>
 
 namespace kubeon::apply {
@@ -24,15 +22,5 @@ class RealClock : public Clock {
   TimePoint Now() override { return std::chrono::system_clock::now(); }
   void Sleep(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
 };
-
-// RFC 3339 UTC with seconds, e.g. "2026-12-03T12:00:00Z".
-inline std::string Rfc3339(Clock::TimePoint t) {
-  std::time_t secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 }  // namespace kubeon::apply

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apply/object_fields.h"
 #include "apply/operator_config.h"
+#include "apply/rfc3339.h"
 #include "model/cluster.h"
 
 namespace kubeon::apply {
@@ -20,6 +22,9 @@ using std::chrono::milliseconds;
 
 const char* kGpuDeployPrefix = "nvidia.com/gpu.deploy.";
 const char* kPausedForMigChange = "paused-for-mig-change";
+
+// RFC 3339 UTC (seconds) of the clock's now, for log entries and records.
+std::string Stamp(Clock& clock) { return FormatTime(std::chrono::floor<std::chrono::seconds>(clock.Now())); }
 
 // Successful cluster writes of this process (for KUBEON_APPLY_CRASH_AFTER_WRITES).
 std::atomic<int> g_process_writes{0};
@@ -46,40 +51,6 @@ std::optional<std::string> OptStr(const json& obj, const char* key) {
 json Labels(const json& obj) { return obj.value("/metadata/labels"_json_pointer, json::object()); }
 json Annotations(const json& obj) { return obj.value("/metadata/annotations"_json_pointer, json::object()); }
 
-int64_t Quantity(const json& v) {
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (!v.is_string()) return 0;
-  const std::string s = v.get<std::string>();
-  char* end = nullptr;
-  long long n = std::strtoll(s.c_str(), &end, 10);
-  return end != s.c_str() ? n : 0;
-}
-
-bool IsGpuResource(const std::string& name) {
-  return name == model::kGpuResource || name == model::kSharedGpuResource ||
-         name.rfind(model::kMigResourcePrefix, 0) == 0;
-}
-
-// Resource name -> amount a pod requests (requests, else limits), over its containers.
-std::map<std::string, int64_t> PodGpuRequests(const json& pod) {
-  std::map<std::string, int64_t> out;
-  for (const char* list : {"containers", "initContainers"}) {
-    for (const auto& c : pod.value("/spec"_json_pointer, json::object()).value(list, json::array())) {
-      json req = c.value("/resources/requests"_json_pointer, json::object());
-      json lim = c.value("/resources/limits"_json_pointer, json::object());
-      std::set<std::string> names;
-      for (auto it = req.begin(); it != req.end(); ++it) names.insert(it.key());
-      for (auto it = lim.begin(); it != lim.end(); ++it) names.insert(it.key());
-      for (const auto& n : names) {
-        if (!IsGpuResource(n)) continue;
-        int64_t v = req.contains(n) ? Quantity(req[n]) : Quantity(lim[n]);
-        if (v > 0) out[n] += v;
-      }
-    }
-  }
-  return out;
-}
-
 bool Terminal(const json& pod) {
   const std::string phase = pod.value("/status/phase"_json_pointer, std::string());
   return phase == "Succeeded" || phase == "Failed";
@@ -95,39 +66,6 @@ std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + node; 
 std::string OwnerPath(const std::string& kind, const std::string& ns, const std::string& name) {
   std::string plural = kind == "StatefulSet" ? "statefulsets" : kind == "ReplicaSet" ? "replicasets" : "deployments";
   return "/apis/apps/v1/namespaces/" + ns + "/" + plural + "/" + name;
-}
-
-// Applies a strategic merge patch of the shape the planner writes: objects
-// merge key by key (null removes), lists of objects with a "name" merge by
-// name (containers, initContainers, env, volumes), other lists replace.
-void StrategicMerge(json& target, const json& patch) {
-  if (!patch.is_object() || !target.is_object()) {
-    target = patch;
-    return;
-  }
-  for (auto it = patch.begin(); it != patch.end(); ++it) {
-    if (it->is_null()) {
-      target.erase(it.key());
-    } else if (it->is_object() && target.contains(it.key()) && target[it.key()].is_object()) {
-      StrategicMerge(target[it.key()], *it);
-    } else if (it->is_array() && target.contains(it.key()) && target[it.key()].is_array() && !it->empty() &&
-               (*it)[0].is_object() && (*it)[0].contains("name")) {
-      json& have = target[it.key()];
-      for (const auto& item : *it) {
-        bool merged = false;
-        for (auto& h : have) {
-          if (h.is_object() && h.value("name", "") == item.value("name", "")) {
-            StrategicMerge(h, item);
-            merged = true;
-            break;
-          }
-        }
-        if (!merged) have.push_back(item);
-      }
-    } else {
-      target[it.key()] = *it;
-    }
-  }
 }
 
 json StepToleration() {
@@ -160,6 +98,11 @@ struct Goal {
   // meanwhile come first, so that the ones waiting Pending take their
   // PodDisruptionBudget's allowance last (schedule.h).  Unlisted pods go last.
   std::map<std::string, size_t> eviction_rank;
+  // A revert moves the owners first (their rollouts, within maxUnavailable,
+  // carry the pods back to whole GPUs elsewhere, so no PDB blocks the
+  // evictions that follow) and reserves nothing.
+  bool owners_first = false;
+  bool reserve = true;  // taint the nodes for the owners when they are uncordoned
 };
 
 // ---------------------------------------------------------------------------
@@ -204,7 +147,7 @@ class Runner {
     if (state) record_.state = *state;
     if (!reason.empty()) record_.reason = reason;
     record_.undo_json = undo_.dump();
-    record_.updated_at = Rfc3339(ctx_.clock.Now());
+    record_.updated_at = Stamp(ctx_.clock);
     Status s = ctx_.store.PutChange(record_, record_.revision);
     if (s.ok()) ++record_.revision;
     return s;
@@ -217,7 +160,7 @@ class Runner {
   Status Log(const std::string& action, const std::string& outcome, const std::string& detail,
              const json& data = json::object()) {
     audit::LogEntry e;
-    e.time = Rfc3339(ctx_.clock.Now());
+    e.time = Stamp(ctx_.clock);
     e.change_id = id_;
     e.action = action;
     e.outcome = outcome;
@@ -486,6 +429,7 @@ class Runner {
     if (!terminating) {
       Status s = Intent("evict", "evict pod " + ns + "/" + name);
       if (!s.ok()) return s;
+      bool told = false;
       while (true) {
         auto r = c_.Evict(ns, name);
         if (!r.ok()) return r.status();
@@ -495,6 +439,11 @@ class Runner {
           break;
         }
         if (r->outcome == kube::EvictionOutcome::kPodNotFound) break;
+        if (!told) {
+          Progress("eviction of pod " + ns + "/" + name + " refused for now (" + r->message + "); retrying every " +
+                   std::to_string(ctx_.options.eviction_retry_interval.count()) + " ms");
+          told = true;
+        }
         if (ctx_.clock.Now() > until) {
           return Status::Error("eviction of pod " + ns + "/" + name + " still refused at the deadline: " + r->message);
         }
@@ -676,15 +625,25 @@ class Runner {
   // cordoned it, in one write.  The taint comes only now: the GPU Operator's
   // operand pods that mig-manager deleted come back by their DaemonSets,
   // which do not tolerate it.
-  Status ReserveAndUncordon(const std::string& node) {
-    Status s = Intent("reserve-node", "node " + node + ": taint " + kStepTaintKey + "=" + id_ +
-                                          ":NoSchedule (reserved for the step's owners), uncordon");
+  Status ReserveAndUncordon(const std::string& node, bool reserve) {
+    if (!reserve) {
+      auto cur = c_.Get(NodePath(node));
+      if (!cur.ok()) return cur.status();
+      if (OptStr(Annotations(*cur), kCordonedByAnnotation) != id_) return Status::Ok();
+    }
+    Status s = Intent(reserve ? "reserve-node" : "uncordon",
+                      "node " + node + ": " +
+                          (reserve ? "taint " + std::string(kStepTaintKey) + "=" + id_ +
+                                         ":NoSchedule (reserved for the step's owners), "
+                                   : std::string()) +
+                          "uncordon");
     if (!s.ok()) return s;
     auto r = c_.UpdateWithRetry(NodePath(node), [&](json& n) -> Status {
       if (OptStr(Annotations(n), kCordonedByAnnotation) == id_) {
         n["spec"].erase("unschedulable");
         n["metadata"]["annotations"].erase(kCordonedByAnnotation);
       }
+      if (!reserve) return Status::Ok();
       json& taints = n["spec"]["taints"];
       if (!taints.is_array()) taints = json::array();
       for (const auto& t : taints) {
@@ -694,7 +653,7 @@ class Runner {
       return Status::Ok();
     });
     if (!r.ok()) return r.status();
-    return Wrote("reserve-node", "node " + node + " tainted and uncordoned");
+    return Wrote(reserve ? "reserve-node" : "uncordon", "node " + node + (reserve ? " tainted and" : "") + " uncordoned");
   }
 
   // Rollback: cordons the node again (when this change had cordoned it) and
@@ -889,7 +848,27 @@ class Runner {
   }
 
   // The whole forward sequence; on failure the caller rolls back.
+  // Patches every owner, then waits for the rollouts.
+  Status MoveOwners(const Goal& goal) {
+    Run()["phase"] = "owners";
+    for (const auto& o : goal.owners) {
+      Status s = PatchOwner(o);
+      if (!s.ok()) return s;
+    }
+    const json owners = Run()["owners"];
+    for (const auto& o : owners) {
+      if (!o.value("patched", false)) continue;
+      Status s = WaitRollout(o["kind"], o["namespace"], o["name"]);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
   Status Forward(const Goal& goal) {
+    if (goal.owners_first) {
+      Status s = MoveOwners(goal);
+      if (!s.ok()) return s;
+    }
     Run()["phase"] = "prepare";
     for (const auto& g : goal.nodes) {
       Status s = PrepareNode(g);
@@ -913,18 +892,13 @@ class Runner {
       s = Configure(g);
       if (!s.ok()) return s;
     }
-    Run()["phase"] = "owners";
+    Run()["phase"] = "uncordon";
     for (const auto& g : goal.nodes) {
-      s = ReserveAndUncordon(g.name);
+      s = ReserveAndUncordon(g.name, goal.reserve);
       if (!s.ok()) return s;
     }
-    for (const auto& o : goal.owners) {
-      s = PatchOwner(o);
-      if (!s.ok()) return s;
-    }
-    for (const auto& o : Run()["owners"]) {
-      if (!o.value("patched", false)) continue;
-      s = WaitRollout(o["kind"], o["namespace"], o["name"]);
+    if (!goal.owners_first) {
+      s = MoveOwners(goal);
       if (!s.ok()) return s;
     }
     Run()["phase"] = "cleanup";
@@ -1157,14 +1131,32 @@ const char* OutcomeName(OutcomeKind k) {
   return "?";
 }
 
+// A ConfigMap or namespace name must be a DNS-1123 subdomain; a manifest
+// passed by mistake would otherwise reach the API as a garbled URL.
+Status CheckArtifactNames(const StepArtifacts& a) {
+  for (const auto& [what, name] : {std::pair<const char*, const std::string*>{"operator namespace", &a.operator_namespace},
+                                   {"MIG ConfigMap name", &a.mig_configmap},
+                                   {"device-plugin ConfigMap name", &a.device_plugin_configmap}}) {
+    const bool ok = !name->empty() && name->size() <= 253 &&
+                    name->find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") == std::string::npos;
+    if (!ok) {
+      return Status::Error(std::string(what) + " \"" + name->substr(0, 40) + (name->size() > 40 ? "..." : "") +
+                           "\" is not a Kubernetes object name");
+    }
+  }
+  return Status::Ok();
+}
+
 StepOutcome RunStep(const StepContext& ctx, const plan::ScheduleStep& step) {
+  Status names = CheckArtifactNames(ctx.artifacts);
+  if (!names.ok()) return Failed(step.id, names.message());
   Runner r(ctx, step.id, "step");
   audit::ChangeRecord fresh;
   fresh.id = step.id;
   fresh.policy = ctx.policy;
   fresh.content_hash = step.content_hash;
   fresh.state = audit::ChangeState::kRunning;
-  fresh.created_at = Rfc3339(ctx.clock.Now());
+  fresh.created_at = Stamp(ctx.clock);
   fresh.updated_at = fresh.created_at;
   Status s = r.Load(&fresh);
   if (!s.ok()) return Failed(step.id, "audit log: " + s.message());
@@ -1226,45 +1218,9 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx) {
   return out;
 }
 
-// A JSON pointer for a person: /spec/containers/0/resources/requests/nvidia.com~1gpu
-// -> .spec.containers[0].resources.requests["nvidia.com/gpu"].
-std::string FieldPath(const std::string& pointer) {
-  std::string out;
-  size_t i = 0;
-  while (i < pointer.size()) {
-    size_t j = pointer.find('/', i + 1);
-    std::string seg = pointer.substr(i + 1, j == std::string::npos ? std::string::npos : j - i - 1);
-    for (size_t k; (k = seg.find("~1")) != std::string::npos;) seg.replace(k, 2, "/");
-    for (size_t k; (k = seg.find("~0")) != std::string::npos;) seg.replace(k, 2, "~");
-    if (!seg.empty() && seg.find_first_not_of("0123456789") == std::string::npos) {
-      out += "[" + seg + "]";
-    } else if (seg.find_first_of("./") != std::string::npos) {
-      out += "[\"" + seg + "\"]";
-    } else {
-      out += "." + seg;
-    }
-    if (j == std::string::npos) break;
-    i = j;
-  }
-  return out;
-}
-
-// Compares `current` with `expected` at every path where `before` and
-// `expected` differ; "" when they agree, else "<path>: expected X, found Y".
-std::string FirstDrift(const json& before, const json& expected, const json& current) {
-  for (const auto& op : json::diff(before, expected)) {
-    json::json_pointer p(op["path"].get<std::string>());
-    const json want = expected.contains(p) ? expected.at(p) : json(nullptr);
-    const json have = current.contains(p) ? current.at(p) : json(nullptr);
-    if (want != have) {
-      return FieldPath(op["path"].get<std::string>()) + ": expected " + (want.is_null() ? "(absent)" : want.dump()) + ", found " +
-             (have.is_null() ? "(absent)" : have.dump());
-    }
-  }
-  return "";
-}
-
 StepOutcome RevertChange(const StepContext& ctx, const std::string& id) {
+  Status names = CheckArtifactNames(ctx.artifacts);
+  if (!names.ok()) return Failed(id, names.message());
   Runner r(ctx, id, "revert");
   Status s = r.Load(nullptr);
   if (!s.ok()) return Failed(id, s.message());
@@ -1371,6 +1327,8 @@ StepOutcome RevertChange(const StepContext& ctx, const std::string& id) {
                           " whole GPUs, the cluster would have " + std::to_string(whole_free + whole_coming) + " (" +
                           std::to_string(whole_needed - whole_free - whole_coming) + " missing); nothing changed");
   }
+  goal.owners_first = true;
+  goal.reserve = false;
   r.Run() = {{"phase", "start"}, {"nodes", json::object()}, {"owners", json::array()}};
   s = r.Save();
   if (s.ok()) s = r.Log("revert", "intent", "revert change " + id);

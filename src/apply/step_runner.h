@@ -96,7 +96,11 @@ inline constexpr const char* kMigConfigStateLabel = "nvidia.com/mig.config.state
 inline constexpr const char* kDevicePluginConfigLabel = "nvidia.com/device-plugin.config";
 inline constexpr const char* kCrashEnv = "KUBEON_APPLY_CRASH_AFTER_WRITES";
 
-// What the step's labels name, from the plan's artifacts.
+// What the step's labels name, from the plan's artifacts.  The namespace
+// and ConfigMap fields are object names (plan::PlannerOptions's
+// mig_configmap_name / device_plugin_configmap_name), not the manifests in
+// plan::Artifacts; RunStep and RevertChange refuse anything that is not a
+// valid name before they touch the cluster.
 struct StepArtifacts {
   std::string operator_namespace = "gpu-operator";
   std::string mig_configmap = "kubeon-mig-parted-config";          // key config.yaml
@@ -171,8 +175,11 @@ void ResetProcessWritesForTesting();
 std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx);
 
 // Restores exactly the fields `done` change `id` set (node config labels,
-// owners' templates) through the same sequence (cordon, evict, config back,
-// owners back, uncordon).  Refused, with nothing changed, when one of those
+// owners' templates) through the same safe sequence, owners first: owners
+// back to their prior templates (their rollouts, within maxUnavailable,
+// carry the pods to whole GPUs, so no PDB blocks what follows), then per
+// node cordon, evict its GPU pods, config back (an empty prior MIG label
+// becomes all-disabled), uncordon; no reservation taint.  Refused, with nothing changed, when one of those
 // fields no longer holds the value the change set (the error names field,
 // object, expected and found value) or when the cluster lacks the whole GPUs
 // the workloads need afterwards (it says how many are missing).

@@ -293,12 +293,18 @@ class StepRunnerTest : public ::testing::Test {
   std::vector<std::string> progress_;
 };
 
-// The whole MIG sequence: pods move onto slices, the busy whole-GPU pod runs
+// The whole MIG sequence (under a PDB): pods move onto slices, the busy whole-GPU pod runs
 // again next to the new MIG GPUs, the node ends uncordoned and untainted
 // with a fresh `success`; real kubectl shows the state.  Then a revert
 // restores the node's whole GPUs and the owner's template exactly.
 TEST_F(StepRunnerTest, MigHappyPathThenRevert) {
-  Start(MigCluster(), {"a100-2"});
+  // minAvailable 1 of 2: the second eviction waits (429) for the first pod's
+  // replacement to be Ready.
+  auto items = MigCluster();
+  items.push_back(Pdb("infer", 1));
+  Start(items, {"a100-2"});
+  // Replacements take 1 s (real) to become Ready.
+  ASSERT_TRUE(client_->Create("/sim/settings", {{"podStartupDelayMs", 20000}}).ok());
   const json infer_before = Dep("infer")["spec"]["template"];
   StepContext ctx = Ctx();
   StepOutcome out = RunStep(ctx, MigStep());
@@ -316,6 +322,7 @@ TEST_F(StepRunnerTest, MigHappyPathThenRevert) {
   }
   EXPECT_EQ(Dep("infer")["metadata"]["annotations"][kChangeAnnotation], "5e1c0a77");
   ASSERT_TRUE(WaitFor([&] { return Available("busy") == 1; }));
+  EXPECT_NE(Progress().find("refused for now"), std::string::npos) << Progress();
   // The ConfigMap holds the plan's config next to all-disabled.
   json cm = Get("/api/v1/namespaces/gpu-operator/configmaps/kubeon-mig-parted-config");
   EXPECT_NE(cm["data"]["config.yaml"].get<std::string>().find(kMigConfigName), std::string::npos);
@@ -522,7 +529,8 @@ TEST_F(StepRunnerTest, ApiFaultsOnTheWayFinish) {
   ASSERT_TRUE(WaitFor([&] { return Available("infer") == 2 && Available("busy") == 1; }));
 }
 
-// A node the user cordoned is refused before any write.
+// A node the user cordoned is refused before any write; so are artifacts
+// whose ConfigMap "name" is not a name.
 TEST_F(StepRunnerTest, UserCordonedNodeUntouched) {
   Start(MigCluster(), {"a100-2"});
   ASSERT_TRUE(client_->Cordon("a100-1").ok());
@@ -531,6 +539,13 @@ TEST_F(StepRunnerTest, UserCordonedNodeUntouched) {
   ASSERT_EQ(out.kind, OutcomeKind::kRolledBack);
   EXPECT_EQ(out.writes, 0);
   EXPECT_NE(out.cause.find("cordoned by someone else"), std::string::npos) << out.cause;
+  // Artifacts naming a manifest instead of a ConfigMap are refused too.
+  StepContext bad = Ctx();
+  bad.artifacts.mig_configmap = "apiVersion: v1\nkind: ConfigMap\n";
+  StepOutcome refused = RunStep(bad, MigStep());
+  EXPECT_EQ(refused.kind, OutcomeKind::kRolledBack);
+  EXPECT_EQ(refused.writes, 0);
+  EXPECT_NE(refused.cause.find("MIG ConfigMap name \"apiVersion: v1"), std::string::npos) << refused.cause;
   const json after = NodeObj("a100-1");
   EXPECT_EQ(after["spec"], before["spec"]);
   EXPECT_EQ(after["metadata"]["labels"], before["metadata"]["labels"]);

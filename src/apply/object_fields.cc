@@ -1,0 +1,129 @@
+#include "apply/object_fields.h"
+
+#include <cstdlib>
+#include <set>
+
+#include "model/cluster.h"
+
+namespace kubeon::apply {
+
+using json = nlohmann::json;
+
+int64_t Quantity(const json& v) {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (!v.is_string()) return 0;
+  const std::string s = v.get<std::string>();
+  char* end = nullptr;
+  long long n = std::strtoll(s.c_str(), &end, 10);
+  return end != s.c_str() && *end == '\0' ? n : 0;
+}
+
+bool IsGpuResource(const std::string& name) {
+  return name == model::kGpuResource || name == model::kSharedGpuResource ||
+         name.rfind(model::kMigResourcePrefix, 0) == 0;
+}
+
+std::map<std::string, int64_t> PodGpuRequests(const json& pod) {
+  std::map<std::string, int64_t> out;
+  const json spec = pod.value("spec", json::object());
+  for (const char* list : {"containers", "initContainers"}) {
+    for (const auto& c : spec.value(list, json::array())) {
+      const json req = c.value("/resources/requests"_json_pointer, json::object());
+      const json lim = c.value("/resources/limits"_json_pointer, json::object());
+      std::set<std::string> names;
+      for (auto it = req.begin(); it != req.end(); ++it) names.insert(it.key());
+      for (auto it = lim.begin(); it != lim.end(); ++it) names.insert(it.key());
+      for (const auto& n : names) {
+        if (!IsGpuResource(n)) continue;
+        const int64_t v = req.contains(n) ? Quantity(req[n]) : Quantity(lim[n]);
+        if (v > 0) out[n] += v;
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The patch without its nulls (what a merge into nothing stores).
+json WithoutNulls(const json& patch) {
+  if (!patch.is_object()) return patch;
+  json out = json::object();
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    if (!it->is_null()) out[it.key()] = WithoutNulls(*it);
+  }
+  return out;
+}
+
+bool MergesByName(const json& list) {
+  return list.is_array() && !list.empty() && list[0].is_object() && list[0].contains("name");
+}
+
+}  // namespace
+
+void StrategicMerge(json& target, const json& patch) {
+  if (!patch.is_object() || !target.is_object()) {
+    target = WithoutNulls(patch);
+    return;
+  }
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    const std::string& key = it.key();
+    if (it->is_null()) {
+      target.erase(key);
+    } else if (it->is_object() && target.contains(key) && target[key].is_object()) {
+      StrategicMerge(target[key], *it);
+    } else if (MergesByName(*it) && target.contains(key) && target[key].is_array()) {
+      json& have = target[key];
+      for (const auto& item : *it) {
+        bool merged = false;
+        for (auto& h : have) {
+          if (h.is_object() && h.value("name", "") == item.value("name", "")) {
+            StrategicMerge(h, item);
+            merged = true;
+            break;
+          }
+        }
+        if (!merged) have.push_back(WithoutNulls(item));
+      }
+    } else {
+      target[key] = WithoutNulls(*it);
+    }
+  }
+}
+
+std::string FieldPath(const std::string& pointer) {
+  std::string out;
+  size_t i = 0;
+  while (i < pointer.size()) {
+    const size_t j = pointer.find('/', i + 1);
+    std::string seg = pointer.substr(i + 1, j == std::string::npos ? std::string::npos : j - i - 1);
+    for (size_t k; (k = seg.find("~1")) != std::string::npos;) seg.replace(k, 2, "/");
+    for (size_t k; (k = seg.find("~0")) != std::string::npos;) seg.replace(k, 2, "~");
+    if (!seg.empty() && seg.find_first_not_of("0123456789") == std::string::npos) {
+      out += "[" + seg + "]";
+    } else if (seg.find_first_of("./") != std::string::npos) {
+      out += "[\"" + seg + "\"]";
+    } else {
+      out += "." + seg;
+    }
+    if (j == std::string::npos) break;
+    i = j;
+  }
+  return out;
+}
+
+std::string FirstDrift(const json& before, const json& after, const json& current) {
+  for (const auto& op : json::diff(before, after)) {
+    const std::string path = op["path"].get<std::string>();
+    const json::json_pointer p(path);
+    const json want = after.contains(p) ? after.at(p) : json(nullptr);
+    const json have = current.contains(p) ? current.at(p) : json(nullptr);
+    if (want != have) {
+      return FieldPath(path) + ": expected " + (want.is_null() ? "(absent)" : want.dump()) + ", found " +
+             (have.is_null() ? "(absent)" : have.dump());
+    }
+  }
+  return "";
+}
+
+}  // namespace kubeon::apply

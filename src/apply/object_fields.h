@@ -1,0 +1,38 @@
+// Fields of Kubernetes API objects (as JSON) the executor reads, merges and
+// compares.  Pure functions, no I/O.
+//
+//  - Quantity: an integer quantity ("4", 4); anything else is 0 (GPU
+//    resources are whole numbers).
+//  - PodGpuRequests: resource name -> amount a pod (or pod template) asks
+//    for, over containers and initContainers, of nvidia.com/gpu,
+//    nvidia.com/gpu.shared and nvidia.com/mig-*; a container's request, else
+//    its limit (Kubernetes defaults the request to the limit).
+//  - StrategicMerge: the subset of a strategic merge patch the planner's
+//    owner patches use: objects merge key by key (null removes a key, and is
+//    never stored), lists of objects that carry "name" merge by name
+//    (containers, initContainers, env, volumes), other lists are replaced.
+//  - FieldPath: a JSON pointer as a person reads a field,
+//    /spec/containers/0/resources/requests/nvidia.com~1gpu ->
+//    .spec.containers[0].resources.requests["nvidia.com/gpu"].
+//  - FirstDrift: whether `current` still holds, at every field where
+//    `before` and `after` differ, the value `after` has there; "" when it
+//    does, else "<FieldPath>: expected X, found Y" for the first that does
+//    not ("(absent)" for a missing field).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kubeon::apply {
+
+int64_t Quantity(const nlohmann::json& v);
+bool IsGpuResource(const std::string& name);
+std::map<std::string, int64_t> PodGpuRequests(const nlohmann::json& pod);
+void StrategicMerge(nlohmann::json& target, const nlohmann::json& patch);
+std::string FieldPath(const std::string& json_pointer);
+std::string FirstDrift(const nlohmann::json& before, const nlohmann::json& after, const nlohmann::json& current);
+
+}  // namespace kubeon::apply

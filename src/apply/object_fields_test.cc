@@ -1,0 +1,76 @@
+#include "apply/object_fields.h"
+
+#include <gtest/gtest.h>
+
+namespace kubeon::apply {
+namespace {
+
+using json = nlohmann::json;
+
+TEST(Quantity, IntegersOnly) {
+  EXPECT_EQ(Quantity(json("4")), 4);
+  EXPECT_EQ(Quantity(json(7)), 7);
+  EXPECT_EQ(Quantity(json("500m")), 0);
+  EXPECT_EQ(Quantity(json(nullptr)), 0);
+}
+
+TEST(PodGpuRequests, RequestsElseLimitsOfEveryGpuResource) {
+  json pod = json::parse(R"({"spec": {
+    "containers": [
+      {"name": "a", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "1"}}},
+      {"name": "b", "resources": {"limits": {"nvidia.com/mig-1g.5gb": "2"}}},
+      {"name": "c", "resources": {"requests": {"nvidia.com/gpu.shared": "1"}, "limits": {"nvidia.com/gpu.shared": "3"}}}],
+    "initContainers": [{"name": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})");
+  auto r = PodGpuRequests(pod);
+  EXPECT_EQ(r, (std::map<std::string, int64_t>{
+                   {"nvidia.com/gpu", 2}, {"nvidia.com/gpu.shared", 1}, {"nvidia.com/mig-1g.5gb", 2}}));
+  EXPECT_TRUE(PodGpuRequests(json::parse(R"({"spec": {"containers": [{"name": "x"}]}})")).empty());
+}
+
+TEST(StrategicMerge, ContainersByNameNullRemovesOtherListsReplace) {
+  json deploy = json::parse(R"({"spec": {"template": {"spec": {
+    "containers": [
+      {"name": "side", "image": "s"},
+      {"name": "main", "image": "m", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "1"},
+                                                   "limits": {"nvidia.com/gpu": "1"}}}],
+    "tolerations": [{"key": "a", "operator": "Exists"}]}}}})");
+  json patch = json::parse(R"({"spec": {"template": {"spec": {
+    "containers": [{"name": "main", "resources": {"requests": {"nvidia.com/gpu": null, "nvidia.com/mig-1g.5gb": "1"},
+                                                  "limits": {"nvidia.com/gpu": null, "nvidia.com/mig-1g.5gb": "1"}}}],
+    "tolerations": [{"key": "b", "operator": "Exists"}],
+    "affinity": {"nodeAffinity": {"x": null, "y": 1}}}}}})");
+  StrategicMerge(deploy, patch);
+  const json& spec = deploy["spec"]["template"]["spec"];
+  ASSERT_EQ(spec["containers"].size(), 2u);
+  EXPECT_EQ(spec["containers"][0], json::parse(R"({"name": "side", "image": "s"})"));
+  EXPECT_EQ(spec["containers"][1]["image"], "m");
+  EXPECT_EQ(spec["containers"][1]["resources"]["requests"],
+            json::parse(R"({"cpu": "1", "nvidia.com/mig-1g.5gb": "1"})"));
+  EXPECT_EQ(spec["containers"][1]["resources"]["limits"], json::parse(R"({"nvidia.com/mig-1g.5gb": "1"})"));
+  EXPECT_EQ(spec["tolerations"], json::parse(R"([{"key": "b", "operator": "Exists"}])"));
+  EXPECT_EQ(spec["affinity"], json::parse(R"({"nodeAffinity": {"y": 1}})"));  // no null stored
+}
+
+TEST(FieldPath, ReadableForPeople) {
+  EXPECT_EQ(FieldPath("/spec/containers/0/resources/requests/nvidia.com~1gpu"),
+            ".spec.containers[0].resources.requests[\"nvidia.com/gpu\"]");
+  EXPECT_EQ(FieldPath("/metadata/labels/a~0b"), ".metadata.labels.a~b");
+  EXPECT_EQ(FieldPath(""), "");
+}
+
+TEST(FirstDrift, OnlyTheFieldsTheChangeSet) {
+  json before = json::parse(R"({"spec": {"r": {"nvidia.com/gpu": "1"}, "image": "a"}})");
+  json after = json::parse(R"({"spec": {"r": {"nvidia.com/mig-1g.5gb": "1"}, "image": "a"}})");
+  // Someone changed a field the change did not set: no drift.
+  json current = json::parse(R"({"spec": {"r": {"nvidia.com/mig-1g.5gb": "1"}, "image": "b"}})");
+  EXPECT_EQ(FirstDrift(before, after, current), "");
+  // Someone changed the request the change set.
+  current = json::parse(R"({"spec": {"r": {"nvidia.com/mig-2g.10gb": "1"}, "image": "a"}})");
+  EXPECT_EQ(FirstDrift(before, after, current), ".spec.r[\"nvidia.com/mig-1g.5gb\"]: expected \"1\", found (absent)");
+  // The field the change removed came back.
+  current = json::parse(R"({"spec": {"r": {"nvidia.com/gpu": "1", "nvidia.com/mig-1g.5gb": "1"}, "image": "a"}})");
+  EXPECT_EQ(FirstDrift(before, after, current), ".spec.r[\"nvidia.com/gpu\"]: expected (absent), found \"1\"");
+}
+
+}  // namespace
+}  // namespace kubeon::apply

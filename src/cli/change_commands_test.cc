@@ -19,6 +19,10 @@
 #include "audit/sqlite_store.h"
 #include "kube/test_server.h"
 
+#ifdef KUBE_SIM_BINARY
+#include "kube/sim_process.h"
+#endif
+
 namespace kubeon::cli {
 namespace {
 
@@ -509,6 +513,61 @@ TEST_F(ChangeCommandsTest, RefusalsAreOneLineAndWriteNothing) {
   }
   EXPECT_EQ(Dump(db_), before);
 }
+
+#ifdef KUBE_SIM_BINARY
+// Two reviewers on kube-sim: alice (a token) approves one change, bob (a
+// client certificate) rejects the other; each is recorded as the simulated
+// API server names them, and the log is bound to that cluster.
+TEST_F(ChangeCommandsTest, TwoReviewersOnKubeSim) {
+  kube::testing::SimProcess sim;
+  kube::testing::SimClusterShape shape;
+  shape.nodes = 2;
+  shape.deployments = 2;
+  shape.pods_per_deployment = 1;
+  Status started = sim.Start(KUBE_SIM_BINARY, kube::testing::MakeSimCluster(shape), 120000,
+                             {{"users", {{{"name", "alice"}, {"groups", {"reviewers"}}, {"token", "alice-token"}},
+                                         {{"name", "bob"}, {"groups", {"reviewers"}}}}}});
+  ASSERT_TRUE(started.ok()) << started.message();
+  ASSERT_TRUE(store_->PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0).ok());
+  ASSERT_TRUE(store_->PutChange(Change("cc33dd44", 2, audit::ChangeState::kProposed), 0).ok());
+  auto decide = [&](const std::string& id, const std::string& user) {
+    DecideArgs a;
+    a.id = id;
+    a.kubeconfig = sim.user_kubeconfig(user);
+    a.audit_db = db_;
+    a.now = kNow;
+    a.reason = "not this week";
+    return a;
+  };
+  std::ostringstream out, err;
+  ASSERT_EQ(RunApprove(decide("aa11bb22", "alice"), out, err), 0) << err.str();
+  ASSERT_EQ(RunReject(decide("cc33dd44", "bob"), out, err), 0) << err.str();
+  EXPECT_EQ(out.str(),
+            "change aa11bb22 (policy gpu-sharing) approved by alice until 2026-12-04T10:00:00Z (step hash "
+            "aa11bb2200112233)\n"
+            "change cc33dd44 (policy gpu-sharing) rejected by bob: not this week\n");
+  EXPECT_EQ((*store_->GetChange("aa11bb22"))->approved_by, "alice");
+  EXPECT_EQ((*store_->GetChange("cc33dd44"))->rejected_by, "bob");
+  auto cluster = store_->Cluster();
+  ASSERT_TRUE(cluster.ok() && cluster->has_value());
+  EXPECT_EQ((*cluster)->server, sim.url());
+  EXPECT_FALSE((*cluster)->kube_system_uid.empty());
+  const json bob_said = json::parse((*store_->Log("cc33dd44"))[0].data_json);
+  EXPECT_EQ(bob_said["groups"], json({"reviewers", "system:authenticated"}));
+
+  // A log of another cluster: the same log against a second simulator.
+  kube::testing::SimProcess other;
+  ASSERT_TRUE(other.Start(KUBE_SIM_BINARY, kube::testing::MakeSimCluster(shape)).ok());
+  const std::string before = Dump(db_);
+  DecideArgs a = decide("aa11bb22", "alice");
+  a.kubeconfig = other.token_kubeconfig();
+  std::ostringstream oout, oerr;
+  EXPECT_EQ(RunApprove(a, oout, oerr), 1);
+  EXPECT_EQ(oerr.str().rfind("kubeon-gpu approve: audit log " + db_ + " belongs to cluster " + sim.url(), 0), 0u)
+      << oerr.str();
+  EXPECT_EQ(Dump(db_), before);
+}
+#endif
 
 }  // namespace
 }  // namespace kubeon::cli

@@ -23,5 +23,15 @@ function(kubeon_cli_link_extras)
       target_compile_definitions(demo_sources_test PRIVATE KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
     endif()
   endif()
+  # apply_command_test: the demo applied on kube-sim end to end; CTest label
+  # "long" (the ASan CI run skips it: ctest -LE long).
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon_cli)
+    add_executable(apply_command_test ${PROJECT_SOURCE_DIR}/src/cli/apply_command_test.cc)
+    target_link_libraries(apply_command_test PRIVATE kubeon_cli GTest::gtest GTest::gtest_main)
+    target_compile_definitions(apply_command_test PRIVATE
+      KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
+    add_dependencies(apply_command_test kube-sim)
+    gtest_discover_tests(apply_command_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long)
+  endif()
 endfunction()
 cmake_language(DEFER CALL kubeon_cli_link_extras)

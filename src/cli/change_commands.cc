@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "cli/report.h"
 #include "kube/identity.h"
 #include "kube/snapshot.h"
+#include "plan/plan.h"
+#include "plan/schedule_json.h"
 
 namespace kubeon::cli {
 namespace {
@@ -45,36 +48,19 @@ std::string OneLine(std::string s) {
   return s;
 }
 
-// Tolerant readers of the step JSON (a ScheduleStep, plan/schedule_json.h).
-std::string Str(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
-int64_t Int(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<int64_t>() : 0;
-}
-double Num(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
-}
-const json& Arr(const json& j, const char* key) {
-  static const json kEmpty = json::array();
-  return j.is_object() && j.contains(key) && j[key].is_array() ? j[key] : kEmpty;
-}
-const json& Obj(const json& j, const char* key) {
-  static const json kEmpty = json::object();
-  return j.is_object() && j.contains(key) && j[key].is_object() ? j[key] : kEmpty;
-}
-std::string Join(const json& strings, const std::string& sep) {
+std::string Join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
-  for (const auto& s : strings) {
-    if (!s.is_string()) continue;
-    out += (out.empty() ? "" : sep) + s.get<std::string>();
-  }
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
   return out;
 }
 
-json ParseStep(const std::string& text) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() ? j : json(nullptr);
+// The step a record proposes (plan/schedule_json.h), or why it cannot be read.
+Result<plan::ScheduleStep> StepOf(const audit::ChangeRecord& r) {
+  json j = json::parse(r.step_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error("step JSON of change " + r.id + " is not JSON");
+  Result<plan::ScheduleStep> step = plan::StepFromJson(j);
+  if (!step.ok()) return step.status().WithPrefix("step JSON of change " + r.id);
+  return step;
 }
 
 // True when the RFC 3339 time `t` is not after `now`; false when it is unset
@@ -97,6 +83,7 @@ json ClusterJson(const std::optional<audit::ClusterIdentity>& c) {
 }
 
 json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now) {
+  const Result<plan::ScheduleStep> step = StepOf(r);
   json approval = nullptr;
   if (!r.approved_by.empty()) {
     approval = {{"by", r.approved_by},
@@ -116,7 +103,8 @@ json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now) {
           {"approval", approval},
           {"rejected_by", r.rejected_by.empty() ? json(nullptr) : json(r.rejected_by)},
           {"reason", r.reason},
-          {"step", ParseStep(r.step_json)}};
+          {"step", step.ok() ? plan::StepToJson(*step) : json(nullptr)},
+          {"step_error", step.ok() ? json(nullptr) : json(step.status().message())}};
 }
 
 std::string Decision(const audit::ChangeRecord& r, Clock::time_point now) {
@@ -127,61 +115,51 @@ std::string Decision(const audit::ChangeRecord& r, Clock::time_point now) {
   return s + (Passed(r.approval_expires_at, now) ? ", expired " : " until ") + r.approval_expires_at;
 }
 
-std::string OwnerLine(const json& o) {
-  const json& ref = Obj(o, "owner");
+std::string OwnerLine(const plan::StepOwnerMove& o) {
   std::ostringstream s;
-  s << Str(ref, "namespace") << "/" << Str(ref, "name") << " (" << Str(ref, "kind") << ", " << Int(o, "replicas")
-    << (Int(o, "replicas") == 1 ? " replica" : " replicas") << "): " << Str(o, "from_resource") << " x"
-    << Int(o, "from_per_pod") << " → " << Str(o, "to_resource") << " x" << Int(o, "to_per_pod");
-  if (!Str(o, "strategy").empty()) s << ", " << Str(o, "strategy");
-  if (!Str(o, "pdb").empty()) {
-    s << ", PDB " << Str(o, "pdb") << (o.value("pdb_ok", true) ? "" : " (rollout exceeds its allowance)");
-  }
-  if (!Str(o, "gitops").empty()) s << ", managed by " << Str(o, "gitops");
+  s << o.owner.Display() << " (" << o.owner.kind << ", " << o.replicas << (o.replicas == 1 ? " replica" : " replicas")
+    << "): " << o.from_resource << " x" << o.from_per_pod << " → " << o.to_resource << " x" << o.to_per_pod;
+  if (!o.strategy.empty()) s << ", " << o.strategy;
+  if (!o.pdb.empty()) s << ", PDB " << o.pdb << (o.pdb_ok ? "" : " (rollout exceeds its allowance)");
+  if (!o.gitops.empty()) s << ", managed by " << o.gitops;
   return s.str();
 }
 
 void RenderChangeDetail(const audit::ChangeRecord& r, Clock::time_point now, std::ostringstream& out) {
-  const json step = ParseStep(r.step_json);
+  const Result<plan::ScheduleStep> step = StepOf(r);
   out << "Change " << r.id << ": " << audit::ChangeStateName(r.state) << " (policy " << r.policy;
-  if (step.is_object()) {
-    if (Int(step, "index") > 0) out << ", step " << Int(step, "index");
-    if (!Str(step, "gpu_model").empty()) out << ", " << Str(step, "gpu_model");
-    if (!Str(step, "method").empty()) out << ", " << Str(step, "method");
+  if (step.ok()) {
+    if (step->index > 0) out << ", step " << step->index;
+    if (!step->gpu_model.empty()) out << ", " << step->gpu_model;
+    if (!step->method.empty()) out << ", " << step->method;
   }
   out << ")\n";
   auto line = [&](const std::string& label, const std::string& text) {
     out << "  " << label << ":" << std::string(label.size() < 10 ? 10 - label.size() : 1, ' ') << text << "\n";
   };
-  if (!step.is_object()) {
-    line("step", "unreadable step JSON in the log");
+  if (!step.ok()) {
+    line("step", "unreadable: " + step.status().message());
   } else {
-    line("nodes", Arr(step, "nodes").empty() ? "-" : Join(Arr(step, "nodes"), ", "));
-    const json& before = Obj(step, "layout_before");
-    const json& after = Obj(step, "layout_after");
-    for (const auto& n : Arr(step, "nodes")) {
-      if (!n.is_string()) continue;
-      const std::string node = n.get<std::string>();
-      line("layout", node + ": " + (before.contains(node) ? Str(before, node.c_str()) : "?") + " → " +
-                         (after.contains(node) ? Str(after, node.c_str()) : "?"));
+    const plan::ScheduleStep& st = *step;
+    line("nodes", st.nodes.empty() ? "-" : Join(st.nodes, ", "));
+    auto at = [](const std::map<std::string, std::string>& m, const std::string& node) {
+      auto it = m.find(node);
+      return it == m.end() ? std::string("?") : it->second;
+    };
+    for (const auto& node : st.nodes) {
+      line("layout", node + ": " + at(st.layout_before, node) + " → " + at(st.layout_after, node));
     }
-    for (const auto& o : Arr(step, "owners")) line("moves", OwnerLine(o));
-    for (const auto& e : Arr(step, "evictions")) {
-      const std::string where = Str(e, "runs_meanwhile");
-      line("evicts", Str(e, "pod") + " (" + Str(e, "owner") + "), " +
-                         (where.empty() ? "waits Pending meanwhile" : "runs meanwhile on " + where));
+    for (const auto& o : st.owners) line("moves", OwnerLine(o));
+    for (const auto& e : st.evictions) {
+      line("evicts", e.pod + " (" + e.owner + "), " +
+                         (e.runs_meanwhile.empty() ? "waits Pending meanwhile" : "runs meanwhile on " + e.runs_meanwhile));
     }
-    for (const auto& d : Arr(step, "disrupted")) {
-      line("disrupts", Str(d, "pod") + " (" + Str(d, "owner") + "): " + Str(d, "why"));
-    }
-    std::string frees = std::to_string(Int(step, "gpus_freed")) + " GPUs, " + Money(Num(step, "monthly_savings_usd")) +
-                        "/month";
-    if (!Arr(step, "nodes_freed").empty()) frees += " (nodes freed: " + Join(Arr(step, "nodes_freed"), ", ") + ")";
+    for (const auto& d : st.disrupted) line("disrupts", d.pod + " (" + d.owner + "): " + d.why);
+    std::string frees = std::to_string(st.gpus_freed) + " GPUs, " + Money(st.monthly_savings_usd) + "/month";
+    if (!st.nodes_freed.empty()) frees += " (nodes freed: " + Join(st.nodes_freed, ", ") + ")";
     line("frees", frees);
-    if (!Str(step, "isolation").empty()) line("isolation", Str(step, "isolation"));
-    for (const auto& f : Arr(step, "flags")) {
-      if (f.is_string()) line("flag", f.get<std::string>());
-    }
+    if (!st.isolation.empty()) line("isolation", st.isolation);
+    for (const auto& f : st.flags) line("flag", f);
   }
   if (!r.approved_by.empty()) {
     std::string a = "by " + r.approved_by + " at " + r.approved_at + ", " +
@@ -204,12 +182,16 @@ std::string RenderChangesTable(const std::string& path, const std::optional<audi
   std::vector<std::vector<std::string>> rows = {
       {"ID", "POLICY", "STATE", "NODES", "GPUS FREED", "SAVED/MONTH", "DISRUPTS", "FLAGS", "DECISION"}};
   for (const auto& r : changes) {
-    const json step = ParseStep(r.step_json);
+    const Result<plan::ScheduleStep> step = StepOf(r);
+    if (!step.ok()) {
+      rows.push_back({r.id, r.policy, std::string(audit::ChangeStateName(r.state)), "?", "?", "?", "?", "?",
+                      Decision(r, now)});
+      continue;
+    }
     rows.push_back({r.id, r.policy, std::string(audit::ChangeStateName(r.state)),
-                    Arr(step, "nodes").empty() ? "-" : Join(Arr(step, "nodes"), ","),
-                    std::to_string(Int(step, "gpus_freed")), Money(Num(step, "monthly_savings_usd")),
-                    std::to_string(Arr(step, "disrupted").size()), std::to_string(Arr(step, "flags").size()),
-                    Decision(r, now)});
+                    step->nodes.empty() ? "-" : Join(step->nodes, ","), std::to_string(step->gpus_freed),
+                    Money(step->monthly_savings_usd), std::to_string(step->disrupted.size()),
+                    std::to_string(step->flags.size()), Decision(r, now)});
   }
   out << Table(rows);
   for (const auto& r : changes) {
@@ -326,9 +308,9 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
   if (!seq.ok()) return fail(seq.status().message());
   out << "change " << r.id << " (policy " << r.policy << ") " << detail << "\n";
   if (approve) {
-    const json step = ParseStep(r.step_json);
-    for (const auto& f : Arr(step, "flags")) {
-      if (f.is_string()) err << "note: change " << r.id << " is flagged: " << f.get<std::string>() << "\n";
+    const Result<plan::ScheduleStep> step = StepOf(r);
+    if (step.ok()) {
+      for (const auto& f : step->flags) err << "note: change " << r.id << " is flagged: " << f << "\n";
     }
   }
   return 0;

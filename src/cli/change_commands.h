@@ -9,6 +9,16 @@
 // DefaultAuditDbPath().  `changes` and `audit` only read it (a log that does
 // not exist yet lists nothing) and never contact the cluster.
 //
+// `changes -o json` (a contract; fields may be added, never renamed):
+//   {"audit_db", "cluster": {"server", "kube_system_uid"} | null,
+//    "changes": [{"id", "policy", "state", "content_hash", "revision",
+//      "created_at", "updated_at", "approval": {"by", "at", "expires_at",
+//      "expired", "hash", "matches_step"} | null, "rejected_by" | null,
+//      "reason", "step": <plan/schedule_json.h StepToJson> | null,
+//      "step_error": null | "why the stored step does not read"}]}
+// `audit -o json`: {"audit_db", "cluster", "entries": [{"seq", "time",
+//   "change", "action", "outcome", "detail", "data"}]}.
+//
 // approve / reject:
 //  - The decider is the identity the API server reports for the kubeconfig's
 //    credentials (kube/identity.h WhoAmI), never a name typed on the command

@@ -17,7 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/sqlite_store.h"
+#include "plan/plan.h"
+#include "plan/schedule_json.h"
 #include "kube/test_server.h"
+
+#ifdef KUBE_SIM_BINARY
+#include "kube/sim_process.h"
+#endif
 
 namespace kubeon::cli {
 namespace {
@@ -31,40 +37,42 @@ using Clock = std::chrono::system_clock;
 // 2026-12-03T10:00:00Z
 const Clock::time_point kNow = Clock::from_time_t(1796292000);
 
+// A step as the planner writes it (plan/schedule_json.h).
 json StepJson(const std::string& id, int index) {
-  return {{"index", index},
-          {"id", id},
-          {"content_hash", id + "00112233445566778899aabbccddeeff00112233445566778899aabbcc"},
-          {"gpu_model", "NVIDIA-A100-SXM4-40GB"},
-          {"method", "mig"},
-          {"nodes", {"gpu-a"}},
-          {"labels_after", {{"gpu-a", {{"nvidia.com/mig.config", "kubeon-0123456789"}}}}},
-          {"layout_before", {{"gpu-a", "8 whole GPUs (MIG off)"}}},
-          {"layout_after", {{"gpu-a", "GPU0-3: 7x1g.5gb; GPU4-7: whole"}}},
-          {"evictions",
-           {{{"pod", "ml/embed-1"},
-             {"owner", "Deployment/embed"},
-             {"resource", "nvidia.com/gpu"},
-             {"count", 1},
-             {"runs_meanwhile", "gpu-b"}}}},
-          {"owners",
-           {{{"owner", {{"namespace", "ml"}, {"kind", "Deployment"}, {"name", "embed"}}},
-             {"replicas", 3},
-             {"from_resource", "nvidia.com/gpu"},
-             {"from_per_pod", 1},
-             {"to_resource", "nvidia.com/mig-1g.5gb"},
-             {"to_per_pod", 1},
-             {"strategy", "RollingUpdate"},
-             {"pdb", "ml/embed-pdb"},
-             {"pdb_ok", true}}}},
-          {"disrupted", {{{"pod", "ml/train-0"}, {"owner", "StatefulSet/train"}, {"why", "GPU reset; comes back"}}}},
-          {"needs", json::array()},
-          {"nodes_freed", {"gpu-c"}},
-          {"gpus_freed", 2},
-          {"monthly_savings_usd", 4380.5},
-          {"isolation", "MIG: separate memory and compute per slice"},
-          {"flags", json::array()},
-          {"estimated_seconds", 600}};
+  plan::ScheduleStep st;
+  st.index = index;
+  st.id = id;
+  st.content_hash = id + "00112233445566778899aabbccddeeff00112233445566778899aabbcc";
+  st.gpu_model = "NVIDIA-A100-SXM4-40GB";
+  st.method = "mig";
+  st.nodes = {"gpu-a"};
+  st.labels_after = {{"gpu-a", {{"nvidia.com/mig.config", "kubeon-0123456789"}}}};
+  st.layout_before = {{"gpu-a", "8 whole GPUs (MIG off)"}};
+  st.layout_after = {{"gpu-a", "GPU0-3: 7x1g.5gb; GPU4-7: whole"}};
+  plan::StepEviction e;
+  e.pod = "ml/embed-1";
+  e.owner = "Deployment/embed";
+  e.resource = "nvidia.com/gpu";
+  e.count = 1;
+  e.runs_meanwhile = "gpu-b";
+  st.evictions = {e};
+  plan::StepOwnerMove o;
+  o.owner = {"ml", "Deployment", "embed"};
+  o.replicas = 3;
+  o.from_resource = "nvidia.com/gpu";
+  o.from_per_pod = 1;
+  o.to_resource = "nvidia.com/mig-1g.5gb";
+  o.to_per_pod = 1;
+  o.strategy = "RollingUpdate";
+  o.pdb = "ml/embed-pdb";
+  st.owners = {o};
+  st.disrupted = {{"ml/train-0", "StatefulSet/train", "GPU reset; comes back"}};
+  st.nodes_freed = {"gpu-c"};
+  st.gpus_freed = 2;
+  st.monthly_savings_usd = 4380.5;
+  st.isolation = "MIG: separate memory and compute per slice";
+  st.estimated_seconds = 600;
+  return plan::StepToJson(st);
 }
 
 audit::ChangeRecord Change(const std::string& id, int index, audit::ChangeState state) {
@@ -267,6 +275,25 @@ TEST_F(ChangeCommandsTest, ChangesJsonCarriesTheStepAndTheApproval) {
   EXPECT_EQ(c["approval"]["matches_step"], false);
   EXPECT_TRUE(c["rejected_by"].is_null());
   EXPECT_EQ(c["step"], StepJson("cc33dd44", 1));
+}
+
+TEST_F(ChangeCommandsTest, AStepThatDoesNotReadIsShownAsSuch) {
+  audit::ChangeRecord r = Change("aa11bb22", 1, audit::ChangeState::kProposed);
+  r.step_json = R"({"id": "aa11bb22", "gpus_freed": "two"})";
+  ASSERT_TRUE(store_->PutChange(r, 0).ok());
+  ChangesArgs a;
+  a.audit_db = db_;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunChanges(a, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("aa11bb22  gpu-sharing  proposed  ?"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("  step:      unreadable: step JSON of change aa11bb22: gpus_freed"), std::string::npos)
+      << out.str();
+  a.output = "json";
+  std::ostringstream jout;
+  ASSERT_EQ(RunChanges(a, jout, err), 0) << err.str();
+  const json c = json::parse(jout.str())["changes"][0];
+  EXPECT_TRUE(c["step"].is_null());
+  EXPECT_NE(c["step_error"].get<std::string>().find("gpus_freed"), std::string::npos);
 }
 
 TEST_F(ChangeCommandsTest, ChangesOfALogNotYetWrittenListNothing) {
@@ -509,6 +536,61 @@ TEST_F(ChangeCommandsTest, RefusalsAreOneLineAndWriteNothing) {
   }
   EXPECT_EQ(Dump(db_), before);
 }
+
+#ifdef KUBE_SIM_BINARY
+// Two reviewers on kube-sim: alice (a token) approves one change, bob (a
+// client certificate) rejects the other; each is recorded as the simulated
+// API server names them, and the log is bound to that cluster.
+TEST_F(ChangeCommandsTest, TwoReviewersOnKubeSim) {
+  kube::testing::SimProcess sim;
+  kube::testing::SimClusterShape shape;
+  shape.nodes = 2;
+  shape.deployments = 2;
+  shape.pods_per_deployment = 1;
+  Status started = sim.Start(KUBE_SIM_BINARY, kube::testing::MakeSimCluster(shape), 120000,
+                             {{"users", {{{"name", "alice"}, {"groups", {"reviewers"}}, {"token", "alice-token"}},
+                                         {{"name", "bob"}, {"groups", {"reviewers"}}}}}});
+  ASSERT_TRUE(started.ok()) << started.message();
+  ASSERT_TRUE(store_->PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0).ok());
+  ASSERT_TRUE(store_->PutChange(Change("cc33dd44", 2, audit::ChangeState::kProposed), 0).ok());
+  auto decide = [&](const std::string& id, const std::string& user) {
+    DecideArgs a;
+    a.id = id;
+    a.kubeconfig = sim.user_kubeconfig(user);
+    a.audit_db = db_;
+    a.now = kNow;
+    a.reason = "not this week";
+    return a;
+  };
+  std::ostringstream out, err;
+  ASSERT_EQ(RunApprove(decide("aa11bb22", "alice"), out, err), 0) << err.str();
+  ASSERT_EQ(RunReject(decide("cc33dd44", "bob"), out, err), 0) << err.str();
+  EXPECT_EQ(out.str(),
+            "change aa11bb22 (policy gpu-sharing) approved by alice until 2026-12-04T10:00:00Z (step hash "
+            "aa11bb2200112233)\n"
+            "change cc33dd44 (policy gpu-sharing) rejected by bob: not this week\n");
+  EXPECT_EQ((*store_->GetChange("aa11bb22"))->approved_by, "alice");
+  EXPECT_EQ((*store_->GetChange("cc33dd44"))->rejected_by, "bob");
+  auto cluster = store_->Cluster();
+  ASSERT_TRUE(cluster.ok() && cluster->has_value());
+  EXPECT_EQ((*cluster)->server, sim.url());
+  EXPECT_FALSE((*cluster)->kube_system_uid.empty());
+  const json bob_said = json::parse((*store_->Log("cc33dd44"))[0].data_json);
+  EXPECT_EQ(bob_said["groups"], json({"reviewers", "system:authenticated"}));
+
+  // A log of another cluster: the same log against a second simulator.
+  kube::testing::SimProcess other;
+  ASSERT_TRUE(other.Start(KUBE_SIM_BINARY, kube::testing::MakeSimCluster(shape)).ok());
+  const std::string before = Dump(db_);
+  DecideArgs a = decide("aa11bb22", "alice");
+  a.kubeconfig = other.token_kubeconfig();
+  std::ostringstream oout, oerr;
+  EXPECT_EQ(RunApprove(a, oout, oerr), 1);
+  EXPECT_EQ(oerr.str().rfind("kubeon-gpu approve: audit log " + db_ + " belongs to cluster " + sim.url(), 0), 0u)
+      << oerr.str();
+  EXPECT_EQ(Dump(db_), before);
+}
+#endif
 
 }  // namespace
 }  // namespace kubeon::cli

@@ -10,6 +10,7 @@
 
 #ifdef KUBE_SIM_BINARY
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <set>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "kube/client.h"
+#include "kube/identity.h"
 #include "kube/sim_process.h"
 #include "kube/snapshot.h"
 #include "model/snapshot_json.h"
@@ -117,6 +119,35 @@ TEST_F(KubeSimTest, KubeconfigsOfOtherUsers) {
     ASSERT_EQ(code, 0) << out;
     EXPECT_EQ(json::parse(out)["status"]["userInfo"]["username"], user) << kubeconfig;
   }
+}
+
+// identity.h against the simulator: each kubeconfig's user as the API server
+// reports it (as `kubectl auth whoami` does), one cluster identity for all.
+TEST_F(KubeSimTest, WhoAmIAndClusterIdForEachUser) {
+  std::string uid;
+  for (const auto& [kubeconfig, user] : {std::pair{sim_->token_kubeconfig(), "kube-sim-admin"},
+                                         std::pair{sim_->cert_kubeconfig(), "kube-sim-admin"},
+                                         std::pair{sim_->user_kubeconfig("alice"), "alice"},
+                                         std::pair{sim_->user_kubeconfig("bob"), "bob"}}) {
+    auto client = Connect(kubeconfig);
+    ASSERT_TRUE(client);
+    auto who = WhoAmI(*client);
+    ASSERT_TRUE(who.ok()) << who.status().message();
+    EXPECT_EQ(who->username, user) << kubeconfig;
+    EXPECT_NE(std::find(who->groups.begin(), who->groups.end(), "system:authenticated"), who->groups.end());
+    auto id = ClusterIdOf(*client);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    EXPECT_EQ(id->server, sim_->url());
+    ASSERT_FALSE(id->kube_system_uid.empty());
+    if (uid.empty()) uid = id->kube_system_uid;
+    EXPECT_EQ(id->kube_system_uid, uid) << kubeconfig;
+  }
+  const auto kubectls = Kubectls();
+  if (kubectls.empty()) return;
+  auto [code, out] = RunCommand(kubectls[0] + " --kubeconfig " + sim_->token_kubeconfig() +
+                                " get namespace kube-system -o jsonpath='{.metadata.uid}' 2>&1");
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out, uid);
 }
 
 TEST_F(KubeSimTest, SnapshotMatchesKubectlAndParses) {

@@ -30,13 +30,19 @@
 //  Pending until the taint is removed (runs_meanwhile ""; it is disrupted);
 //  a bare pod is not recreated (comes_back false).
 //
-// Order: steps are built greedily, one GPU model pool per step and at most
+// Order: steps are built greedily, pool after pool (a pool takes steps while
+// one fits, then the next; passes repeat while any pool progresses), one GPU
+// model pool per step and at most
 // policy.max_nodes_per_pool nodes per step: the pool's remaining target
-// nodes are tried by fewest GPUs to evict (then name), and a node joins the
-// step when every recreated pod of the step's nodes finds a meanwhile slot.
+// nodes are tried by fewest GPUs to evict at the start (then name), the first
+// 16 of them per step (planning time stays linear in the cluster's size), and
+// a node joins the step when every recreated pod of the step's nodes finds a
+// meanwhile slot.
 // When no node of any pool fits, whole spare GPUs of the pools' models are
 // added (a virtual spare node per model, matching the pool's labels, without
-// taints) until it does; then the schedule is infeasible: steps empty,
+// taints): as many as the candidate needing the fewest of them needs (among
+// the first 4 of each pool), and the order goes on, trying only the first 4
+// candidates per step from then on; then the schedule is infeasible: steps empty,
 // spare_gpus_needed lists those GPUs (the greedy order's need: an upper bound
 // on the fewest spare GPUs any order needs), and the plan carries a warning.
 //

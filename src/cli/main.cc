@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/change_commands.h"
+#include "cli/apply_command.h"
 #include "cli/plan_command.h"
 #include "kube/snapshot.h"
 
@@ -32,6 +34,18 @@ int main(int argc, char** argv) {
                        "Namespace of the GPU Operator whose ConfigMaps are included (default: the ClusterPolicy's "
                        "status.namespace, else gpu-operator)");
   snapshot->add_flag("-v,--verbose", snap.verbose, "Progress per resource on stderr");
+  kubeon::cli::ChangesArgs changes_args;
+  kubeon::cli::ApplyArgs apply_args;
+  CLI::App* apply = kubeon::cli::AddApplyCommand(app, apply_args);
+  kubeon::cli::RevertArgs revert_args;
+  CLI::App* revert = kubeon::cli::AddRevertCommand(app, revert_args);
+  CLI::App* changes = kubeon::cli::AddChangesCommand(app, changes_args);
+  kubeon::cli::AuditArgs audit_args;
+  CLI::App* audit = kubeon::cli::AddAuditCommand(app, audit_args);
+  kubeon::cli::DecideArgs approve_args;
+  CLI::App* approve = kubeon::cli::AddApproveCommand(app, approve_args);
+  kubeon::cli::DecideArgs reject_args;
+  CLI::App* reject = kubeon::cli::AddRejectCommand(app, reject_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -39,5 +53,11 @@ int main(int argc, char** argv) {
   }
   if (plan->parsed()) return kubeon::cli::RunPlan(plan_args, std::cout, std::cerr);
   if (snapshot->parsed()) return kubeon::kube::RunSnapshotCommand(snap, std::cout, std::cerr);
+  if (apply->parsed()) return kubeon::cli::RunApply(apply_args, std::cout, std::cerr);
+  if (revert->parsed()) return kubeon::cli::RunRevert(revert_args, std::cout, std::cerr);
+  if (changes->parsed()) return kubeon::cli::RunChanges(changes_args, std::cout, std::cerr);
+  if (audit->parsed()) return kubeon::cli::RunAudit(audit_args, std::cout, std::cerr);
+  if (approve->parsed()) return kubeon::cli::RunApprove(approve_args, std::cout, std::cerr);
+  if (reject->parsed()) return kubeon::cli::RunReject(reject_args, std::cout, std::cerr);
   return 2;
 }

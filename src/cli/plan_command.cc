@@ -148,62 +148,42 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
   return cmd;
 }
 
-int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+Result<PlannedCluster> BuildPlans(const PlanArgs& a, const std::function<void(const std::string&)>& progress,
+                                  int* exit_code) {
+  *exit_code = 2;
   double min_history_hours = 0;
   if (!ParseDurationHours(a.min_history, &min_history_hours)) {
-    err << "error: --min-history: \"" << a.min_history << "\" is not a duration like 24h, 90m or 3d\n";
-    return 2;
+    return Status::Error("--min-history: \"" + a.min_history + "\" is not a duration like 24h, 90m or 3d");
   }
   if (a.metrics_files.empty() == a.prometheus_url.empty()) {
-    err << "error: give DCGM history as --metrics FILE... or --prometheus URL (exactly one)\n";
-    return 2;
+    return Status::Error("give DCGM history as --metrics FILE... or --prometheus URL (exactly one)");
   }
   double lookback_hours = 0;
   if (!a.prometheus_url.empty() && (!ParseDurationHours(a.lookback, &lookback_hours) || lookback_hours <= 0)) {
-    err << "error: --lookback: \"" << a.lookback << "\" is not a duration like 14d, 36h or 2w\n";
-    return 2;
+    return Status::Error("--lookback: \"" + a.lookback + "\" is not a duration like 14d, 36h or 2w");
   }
-  auto progress = [&](const std::string& line) {
-    if (!a.quiet) err << line << "\n";
-  };
-  auto t0 = Clock::now();
+  if (a.cluster_file.empty() && !a.from_cluster) return Status::Error("give --cluster FILE or --from-cluster");
+  *exit_code = 1;
   Result<mig::MigCatalog> catalog = LoadCatalog(a.catalog_file);
-  if (!catalog.ok()) {
-    err << "error: " << catalog.status().message() << "\n";
-    return 1;
-  }
+  if (!catalog.ok()) return catalog.status();
   auto exists = [&](std::string_view p) { return catalog->ProfileExists(p); };
   Result<std::vector<policy::GpuPolicy>> policies = policy::LoadPolicyFile(a.policy_file, exists);
-  if (!policies.ok()) {
-    err << "error: " << policies.status().message() << "\n";
-    return 1;
-  }
-  std::vector<policy::GpuPolicy> selected;
+  if (!policies.ok()) return policies.status();
+  PlannedCluster result;
   for (const auto& p : *policies) {
-    if (a.policy_name.empty() || p.name == a.policy_name) selected.push_back(p);
+    if (a.policy_name.empty() || p.name == a.policy_name) result.policies.push_back(p);
   }
-  if (selected.empty()) {
-    err << "error: " << a.policy_file << ": no GpuPolicy named \"" << a.policy_name << "\"\n";
-    return 1;
+  if (result.policies.empty()) {
+    return Status::Error(a.policy_file + ": no GpuPolicy named \"" + a.policy_name + "\"");
   }
   model::PriceTable prices;
   if (!a.prices_file.empty()) {
     Result<model::PriceTable> p = model::LoadPricesFile(a.prices_file);
-    if (!p.ok()) {
-      err << "error: " << p.status().message() << "\n";
-      return 1;
-    }
+    if (!p.ok()) return p.status();
     prices = std::move(p.value());
   }
-  if (a.cluster_file.empty() && !a.from_cluster) {
-    err << "error: give --cluster FILE or --from-cluster\n";
-    return 2;
-  }
   Result<model::Cluster> cluster = a.from_cluster ? ReadLiveCluster(a, progress) : model::LoadClusterFile(a.cluster_file);
-  if (!cluster.ok()) {
-    err << "error: " << cluster.status().message() << "\n";
-    return 1;
-  }
+  if (!cluster.ok()) return cluster.status();
   progress("read " + (a.from_cluster ? std::string("the cluster") : a.cluster_file) + ": " + std::to_string(cluster->nodes.size()) + " nodes, " +
            std::to_string(cluster->pods.size()) + " pods, " + std::to_string(cluster->pdbs.size()) +
            " PodDisruptionBudgets");
@@ -219,10 +199,7 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     o.compute_percentile = a.percentile;
     progress("reading DCGM history of the last " + a.lookback + " from " + a.prometheus_url + " ...");
     Result<metrics::History> h = metrics::ReadPrometheusHistory(o, progress);
-    if (!h.ok()) {
-      err << "error: " << h.status().message() << "\n";
-      return 1;
-    }
+    if (!h.ok()) return h.status();
     history = std::move(h.value());
   }
   bool first = true;
@@ -230,10 +207,7 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     auto t = Clock::now();
     progress("reading " + f + " ...");
     Result<metrics::History> h = metrics::ReadHistoryFile(f, metrics::IngestOptions{});
-    if (!h.ok()) {
-      err << "error: " << h.status().message() << "\n";
-      return 1;
-    }
+    if (!h.ok()) return h.status();
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t));
     progress("read " + f + ": " + std::to_string(h->stats.samples) + " samples, " + std::to_string(h->pods.size()) +
@@ -248,10 +222,9 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (history.stats.samples == 0) {
     std::string seen;
     for (const auto& m : history.stats.metrics_seen) seen += (seen.empty() ? "" : ", ") + m;
-    err << "error: no DCGM samples in " << history.source << ": looked for " << metrics::kFbUsedMetric << ", "
-        << metrics::kGrEngineActiveMetric << " and " << metrics::kGpuUtilMetric << " with namespace/pod labels"
-        << (seen.empty() ? "" : "; found only " + seen) << "\n";
-    return 1;
+    return Status::Error("no DCGM samples in " + history.source + ": looked for " + metrics::kFbUsedMetric + ", " +
+                         metrics::kGrEngineActiveMetric + " and " + metrics::kGpuUtilMetric +
+                         " with namespace/pod labels" + (seen.empty() ? "" : "; found only " + seen));
   }
 
   plan::PlannerOptions options;
@@ -259,15 +232,31 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   options.min_history_hours = min_history_hours;
   options.instance_prices_usd = prices;
   options.operator_namespace = a.operator_namespace;
-  std::vector<plan::Plan> plans;
-  for (const auto& p : selected) {
+  for (const auto& p : result.policies) {
     auto t = Clock::now();
-    plans.push_back(plan::MakePlan(*cluster, history, p, *catalog, options));
-    if (history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(history.stats));
+    result.plans.push_back(plan::MakePlan(*cluster, history, p, *catalog, options));
+    if (history.stats.bad_lines > 0) result.plans.back().warnings.push_back("history: " + BadLinesSummary(history.stats));
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
     progress("planned policy " + p.name + " in " + secs);
   }
+  result.cluster = std::move(cluster.value());
+  *exit_code = 0;
+  return result;
+}
+
+int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  auto progress = [&](const std::string& line) {
+    if (!a.quiet) err << line << "\n";
+  };
+  auto t0 = Clock::now();
+  int code = 0;
+  Result<PlannedCluster> planned = BuildPlans(a, progress, &code);
+  if (!planned.ok()) {
+    err << "error: " << planned.status().message() << "\n";
+    return code;
+  }
+  const std::vector<plan::Plan>& plans = planned->plans;
   std::string report = a.output == "json" ? RenderJson(plans) : a.output == "yaml" ? RenderYaml(plans) : RenderTable(plans);
   if (!a.output_file.empty()) {
     Status s = WriteFile(a.output_file, report);

@@ -9,11 +9,17 @@
 // --quiet; stdout carries only the report, so `-o json | jq` works.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "model/cluster.h"
+#include "model/status.h"
+#include "plan/plan.h"
+#include "policy/gpu_policy.h"
 
 namespace kubeon::cli {
 
@@ -43,6 +49,19 @@ struct PlanArgs {
 
 // Registers the subcommand and its flags on `app`; returns it.
 CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& args);
+
+// What BuildPlans read and planned.
+struct PlannedCluster {
+  model::Cluster cluster;
+  std::vector<policy::GpuPolicy> policies;  // the selected ones
+  std::vector<plan::Plan> plans;            // one per policy, in order
+};
+
+// Reads every input `plan` reads (policy, catalog, prices, cluster, history)
+// and plans each selected policy.  On error *exit_code is 2 for a usage error
+// (bad flag values), 1 otherwise.  Shared by `plan` and `apply`.
+Result<PlannedCluster> BuildPlans(const PlanArgs& args, const std::function<void(const std::string&)>& progress,
+                                  int* exit_code);
 
 // Runs it.  Returns the process exit code.
 int RunPlan(const PlanArgs& args, std::ostream& out, std::ostream& err);

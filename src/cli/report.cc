@@ -14,21 +14,14 @@ namespace {
 
 using nlohmann::json;
 
-double Cents(double usd) { return std::round(usd * 100.0) / 100.0; }
-
-std::string Money(double usd) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.2f", usd);
-  std::string s = buf;
-  const size_t dot = s.find('.');
-  std::string whole = s.substr(0, dot);
-  std::string grouped;
-  for (size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0 && whole[i - 1] != '-') grouped += ',';
-    grouped += whole[i];
-  }
-  return "$" + grouped + s.substr(dot);
+std::string Pad(const std::string& s, size_t width) {
+  // Width in characters; our strings are ASCII except the arrow, counted as one.
+  size_t visible = 0;
+  for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
+  return visible >= width ? s : s + std::string(width - visible, ' ');
 }
+
+double Cents(double usd) { return std::round(usd * 100.0) / 100.0; }
 
 json OptionalInt(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -79,33 +72,6 @@ json NodeJson(const plan::NodePlan& n) {
           {"monthly_savings_usd", Cents(n.monthly_savings_usd)},
           {"disrupted_pods", disrupted},
           {"notes", n.notes}};
-}
-
-std::string Pad(const std::string& s, size_t width) {
-  // Width in characters; our strings are ASCII except the arrow, counted as one.
-  size_t visible = 0;
-  for (unsigned char c : s) visible += (c & 0xC0) != 0x80;
-  return visible >= width ? s : s + std::string(width - visible, ' ');
-}
-
-// A simple column table: widths from the content.
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& r : rows) {
-    for (size_t i = 0; i < r.size(); ++i) {
-      size_t visible = 0;
-      for (unsigned char c : r[i]) visible += (c & 0xC0) != 0x80;
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], visible);
-    }
-  }
-  std::ostringstream out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) line += (i + 1 < r.size() ? Pad(r[i], width[i] + 2) : r[i]);
-    out << line << "\n";
-  }
-  return out.str();
 }
 
 std::string Layout(const plan::NodePlan& n) {
@@ -202,6 +168,39 @@ void EmitYaml(const json& j, int indent, std::ostringstream& out, bool in_list) 
 }
 
 }  // namespace
+
+std::string Money(double usd) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2f", usd);
+  std::string s = buf;
+  const size_t dot = s.find('.');
+  std::string whole = s.substr(0, dot);
+  std::string grouped;
+  for (size_t i = 0; i < whole.size(); ++i) {
+    if (i > 0 && (whole.size() - i) % 3 == 0 && whole[i - 1] != '-') grouped += ',';
+    grouped += whole[i];
+  }
+  return "$" + grouped + s.substr(dot);
+}
+
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) {
+      size_t visible = 0;
+      for (unsigned char c : r[i]) visible += (c & 0xC0) != 0x80;
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], visible);
+    }
+  }
+  std::ostringstream out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) line += (i + 1 < r.size() ? Pad(r[i], width[i] + 2) : r[i]);
+    out << line << "\n";
+  }
+  return out.str();
+}
 
 std::string JsonToYaml(const json& j) {
   std::ostringstream out;

@@ -26,4 +26,11 @@ std::string RenderTable(const std::vector<plan::Plan>& plans);
 // something else; multi-line strings as literal blocks).
 std::string JsonToYaml(const nlohmann::json& j);
 
+// "$1,234.50": dollars with thousands separators and cents.
+std::string Money(double usd);
+
+// A column table for people: each column as wide as its widest cell (UTF-8
+// characters counted once) plus two spaces; the last column is not padded.
+std::string Table(const std::vector<std::vector<std::string>>& rows);
+
 }  // namespace kubeon::cli

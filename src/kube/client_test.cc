@@ -38,13 +38,8 @@ void Reply(httplib::Response& res, int code, const json& body) {
 class ClientTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto pki = TestPki::Create();
-    ASSERT_TRUE(pki.ok()) << pki.status().message();
-    pki_ = new TestPki(std::move(pki).value());
-  }
-  static void TearDownTestSuite() {
-    delete pki_;
-    pki_ = nullptr;
+    pki_ = testing::SharedTestPki();
+    ASSERT_TRUE(pki_) << "openssl: cannot create the test PKI";
   }
   void SetUp() override { server_ = std::make_unique<TestServer>(*pki_); }
 
@@ -61,12 +56,12 @@ class ClientTest : public ::testing::Test {
     return c.ok() ? std::move(c).value() : nullptr;
   }
 
-  static TestPki* pki_;
+  static const TestPki* pki_;
   std::unique_ptr<TestServer> server_;
   std::mutex mu_;  // guards what handlers record
 };
 
-TestPki* ClientTest::pki_ = nullptr;
+const TestPki* ClientTest::pki_ = nullptr;
 
 json Pod(const std::string& name, const std::string& rv) {
   return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"resourceVersion", rv}}}};

@@ -22,13 +22,8 @@ using testing::TestServer;
 class CurlTransportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto pki = TestPki::Create();
-    ASSERT_TRUE(pki.ok()) << pki.status().message();
-    pki_ = new TestPki(std::move(pki).value());
-  }
-  static void TearDownTestSuite() {
-    delete pki_;
-    pki_ = nullptr;
+    pki_ = testing::SharedTestPki();
+    ASSERT_TRUE(pki_) << "openssl: cannot create the test PKI";
   }
 
   // Serves GET /hello, echoing the Authorization header presence and the
@@ -64,11 +59,11 @@ class CurlTransportTest : public ::testing::Test {
     return r;
   }
 
-  static TestPki* pki_;
+  static const TestPki* pki_;
   std::unique_ptr<TestServer> server_;
 };
 
-TestPki* CurlTransportTest::pki_ = nullptr;
+const TestPki* CurlTransportTest::pki_ = nullptr;
 
 TEST_F(CurlTransportTest, VerifiesServerWithKubeconfigCa) {
   StartServer(false);

@@ -60,7 +60,9 @@ class KubeSimTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     sim_ = new SimProcess();
-    Status s = sim_->Start(KUBE_SIM_BINARY, testing::MakeSimCluster(kShape));
+    Status s = sim_->Start(KUBE_SIM_BINARY, testing::MakeSimCluster(kShape), 120000,
+                           {{"users", {{{"name", "alice"}, {"groups", {"reviewers"}}, {"token", "alice-token"}},
+                                       {{"name", "bob"}, {"groups", {"reviewers"}}}}}});
     ASSERT_TRUE(s.ok()) << s.message();
   }
   static void TearDownTestSuite() {
@@ -102,6 +104,19 @@ std::multiset<ItemKey> Keys(const json& list) {
                  item["metadata"].value("name", "")});
   }
   return keys;
+}
+
+TEST_F(KubeSimTest, KubeconfigsOfOtherUsers) {
+  std::vector<std::string> kubectls = Kubectls();
+  if (kubectls.empty()) GTEST_SKIP() << "kubectl is not installed";
+  for (const auto& [kubeconfig, user] : {std::pair{sim_->token_kubeconfig(), "kube-sim-admin"},
+                                         std::pair{sim_->cert_kubeconfig(), "kube-sim-admin"},
+                                         std::pair{sim_->user_kubeconfig("alice"), "alice"},
+                                         std::pair{sim_->user_kubeconfig("bob"), "bob"}}) {
+    auto [code, out] = RunCommand(kubectls[0] + " --kubeconfig " + kubeconfig + " auth whoami -o json 2>&1");
+    ASSERT_EQ(code, 0) << out;
+    EXPECT_EQ(json::parse(out)["status"]["userInfo"]["username"], user) << kubeconfig;
+  }
 }
 
 TEST_F(KubeSimTest, SnapshotMatchesKubectlAndParses) {

@@ -14,14 +14,21 @@
 //
 // SimProcess::Start runs `kube-sim --listen 127.0.0.1:0 --snapshot F
 // --kubeconfig-out DIR/token.kubeconfig --client-cert-kubeconfig-out
-// DIR/cert.kubeconfig` and waits for its "kube-sim listening on URL" line;
-// the destructor sends SIGTERM to that process (only) and reaps it.
+// DIR/cert.kubeconfig --user-kubeconfig-dir DIR/users [--settings S]` and
+// waits for its "kube-sim listening on URL" line; the destructor sends
+// SIGTERM to that process (only) and reaps it.  The token and cert
+// kubeconfigs are user kube-sim-admin (group system:masters); settings
+// `{"users": [{"name": "alice", "groups": ["reviewers"], "token": "t"},
+// {"name": "bob"}]}` add users whose kubeconfigs user_kubeconfig("alice")
+// (a token) and user_kubeconfig("bob") (a client certificate, CN bob, one O
+// per group) name, so tests can act as different people.
 #pragma once
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -176,9 +183,12 @@ class SimProcess {
   SimProcess& operator=(const SimProcess&) = delete;
 
   // REQUIRES: not started.  `timeout_ms` bounds the wait for the listening line.
-  Status Start(const std::string& binary, const nlohmann::json& cluster, int timeout_ms = 120000) {
+  // `settings` (null = none) is kube-sim's --settings (tools/kube-sim/settings.h).
+  Status Start(const std::string& binary, const nlohmann::json& cluster, int timeout_ms = 120000,
+               const nlohmann::json& settings = nullptr) {
     if (dir_.path().empty()) return Status::Error("mkdtemp failed");
     WriteText(dir_.File("cluster.json"), cluster.dump());
+    if (mkdir(dir_.File("users").c_str(), 0700) != 0) return Status::Error("mkdir users failed");
     int out[2];
     if (pipe(out) != 0) return Status::Error("pipe failed");
     posix_spawn_file_actions_t actions;
@@ -189,7 +199,12 @@ class SimProcess {
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<std::string> args = {binary, "--listen", "127.0.0.1:0", "--snapshot", dir_.File("cluster.json"),
                                      "--kubeconfig-out", token_kubeconfig(),
-                                     "--client-cert-kubeconfig-out", cert_kubeconfig()};
+                                     "--client-cert-kubeconfig-out", cert_kubeconfig(),
+                                     "--user-kubeconfig-dir", dir_.File("users")};
+    if (!settings.is_null()) {
+      WriteText(dir_.File("settings.json"), settings.dump());
+      args.insert(args.end(), {"--settings", dir_.File("settings.json")});
+    }
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -229,6 +244,8 @@ class SimProcess {
   const std::string& url() const { return url_; }
   std::string token_kubeconfig() const { return dir_.File("token.kubeconfig"); }
   std::string cert_kubeconfig() const { return dir_.File("cert.kubeconfig"); }
+  // The kubeconfig of a user of the `users` setting passed to Start.
+  std::string user_kubeconfig(const std::string& name) const { return dir_.File("users/" + name + ".kubeconfig"); }
   const TempDir& dir() const { return dir_; }
 
  private:

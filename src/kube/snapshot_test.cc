@@ -63,13 +63,8 @@ json GpuPod(const std::string& name, const std::string& rs, const std::string& n
 class SnapshotTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto pki = TestPki::Create();
-    ASSERT_TRUE(pki.ok()) << pki.status().message();
-    pki_ = new TestPki(std::move(pki).value());
-  }
-  static void TearDownTestSuite() {
-    delete pki_;
-    pki_ = nullptr;
+    pki_ = testing::SharedTestPki();
+    ASSERT_TRUE(pki_) << "openssl: cannot create the test PKI";
   }
 
   void SetUp() override {
@@ -144,14 +139,14 @@ class SnapshotTest : public ::testing::Test {
     return o;
   }
 
-  static TestPki* pki_;
+  static const TestPki* pki_;
   std::unique_ptr<TestServer> server_;
   std::vector<json> nodes_, pods_, pdbs_, deployments_, statefulsets_, replicasets_;
   std::mutex mu_;
   std::vector<std::string> requests_;
 };
 
-TestPki* SnapshotTest::pki_ = nullptr;
+const TestPki* SnapshotTest::pki_ = nullptr;
 
 TEST_F(SnapshotTest, ProducesTheKubectlListShapeThePlannerReads) {
   ServeAll();

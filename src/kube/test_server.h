@@ -78,6 +78,13 @@ struct TestPki {
   }
 };
 
+// One TestPki per test process, made on first use (running openssl takes a
+// while) and removed at exit; nullptr when it could not be made.
+inline const TestPki* SharedTestPki() {
+  static const Result<TestPki> pki = TestPki::Create();
+  return pki.ok() ? &pki.value() : nullptr;
+}
+
 class TestServer {
  public:
   // REQUIRES: pki outlives the constructor call only (files are read here).

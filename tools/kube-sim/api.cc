@@ -23,18 +23,6 @@ std::string ApiRequest::Header(const std::string& key) const {
 
 namespace {
 
-bool TokenMatches(const std::string& header, const std::string& token) {
-  if (token.empty() || header.size() < 7) return false;
-  std::string scheme = header.substr(0, 7);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer ") return false;
-  std::string given = header.substr(7);
-  if (given.size() != token.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < token.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ token[i]);
-  return diff == 0;
-}
-
 ApiError InjectedFailure(int code) {
   ApiError e;
   e.code = code;
@@ -74,16 +62,24 @@ ApiResponse Api::Handle(const ApiRequest& req) {
     auto latency = sim_.faults().Latency(req.method, req.path);
     if (latency.count() > 0) std::this_thread::sleep_for(latency);
   }
-  if (!req.client_cert_verified && !TokenMatches(req.Header("authorization"), token_)) {
-    return ErrorResponse(ApiError::Unauthorized());
+  std::optional<UserInfo> user;
+  if (req.client_cert_verified) {
+    user = CertUser(req.client_cert_cn, req.client_cert_orgs);
+  } else if (std::string auth = req.Header("authorization"); !auth.empty()) {
+    user = TokenUser(auth, token_, {});
+    if (!user) {
+      std::lock_guard<std::mutex> lock(sim_.mutex());
+      user = TokenUser(auth, "", sim_.settings().users);
+    }
   }
+  if (!user) return ErrorResponse(ApiError::Unauthorized());
   if (!sim_path) {
     if (auto code = sim_.faults().FailRequest(req.method, req.path)) return ErrorResponse(InjectedFailure(*code));
   }
-  return Dispatch(req);
+  return Dispatch(req, *user);
 }
 
-ApiResponse Api::Dispatch(const ApiRequest& req) {
+ApiResponse Api::Dispatch(const ApiRequest& req, const UserInfo& user) {
   std::string path = req.path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   if (path.rfind("/sim/", 0) == 0) return SimEndpoint(req);
@@ -118,6 +114,10 @@ ApiResponse Api::Dispatch(const ApiRequest& req) {
       auto l = ApiResourceList(rest.substr(0, slash), rest.substr(slash + 1));
       return l ? JsonResponse(200, *l) : ErrorResponse(PathNotFound());
     }
+  }
+  if (auto version = SelfSubjectReviewVersion(path)) {
+    if (req.method != "POST") return ErrorResponse(ApiError::MethodNotAllowed("selfsubjectreviews: create only"));
+    return JsonResponse(201, SelfSubjectReview(user, *version));
   }
   if (path.rfind("/api/", 0) != 0 && path.rfind("/apis/", 0) != 0) return ErrorResponse(PathNotFound());
   if (auto log = PodLog(req, path)) return *log;

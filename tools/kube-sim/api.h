@@ -16,8 +16,10 @@
 //   GET  /sim/devices             node GPUs, MIG devices and the pods holding them
 // and GET /api/v1/namespaces/<ns>/pods/<name>/log (plain text, what
 // `kubectl logs` reads: PodLogs; tailLines honoured, follow returns at once).
-// Authentication: a request needs "Authorization: Bearer <token>" or a
-// verified client certificate (ApiRequest::client_cert_verified), else 401.
+// Authentication (identity.h): a request needs "Authorization: Bearer
+// <token>" (the admin token or a `users` setting's) or a verified client
+// certificate (ApiRequest::client_cert_verified), else 401; POST
+// /apis/authentication.k8s.io/<v>/selfsubjectreviews reports the identity.
 // Failures are metav1.Status bodies with the matching HTTP code.
 // Thread-safe: every request takes the Simulator's mutex while it touches
 // the store; a watch stream is drained without it.
@@ -31,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "identity.h"
 #include "sim.h"
 #include "watch_stream.h"
 
@@ -43,6 +46,8 @@ struct ApiRequest {
   std::map<std::string, std::string> headers;       // lower-case names
   std::string body;
   bool client_cert_verified = false;
+  std::string client_cert_cn;                  // subject CN of the verified certificate
+  std::vector<std::string> client_cert_orgs;   // its subject O entries
 
   std::string Param(const std::string& key) const;
   std::string Header(const std::string& key) const;  // `key` lower-case
@@ -67,7 +72,7 @@ class Api {
   void SetServerAddress(std::string address) { server_address_ = std::move(address); }
 
  private:
-  ApiResponse Dispatch(const ApiRequest& req);
+  ApiResponse Dispatch(const ApiRequest& req, const UserInfo& user);
   ApiResponse SimEndpoint(const ApiRequest& req);
   // The pods/log response when `path` is a pod's log, else nullopt.
   std::optional<ApiResponse> PodLog(const ApiRequest& req, const std::string& path);

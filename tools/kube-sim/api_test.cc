@@ -12,43 +12,11 @@ namespace {
 
 using testing::ManualSim;
 
-std::string Decode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i] == '+' ? ' ' : s[i]);
-    }
-  }
-  return out;
-}
-
 class ApiTest : public ::testing::Test {
  protected:
   ApiResponse Call(const std::string& method, const std::string& target, const std::string& body = "",
                    const std::string& content_type = "application/json", bool auth = true) {
-    ApiRequest req;
-    req.method = method;
-    size_t q = target.find('?');
-    req.path = target.substr(0, q);
-    if (q != std::string::npos) {
-      std::string query = target.substr(q + 1);
-      size_t start = 0;
-      while (start <= query.size()) {
-        size_t amp = query.find('&', start);
-        std::string kv = query.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
-        size_t eq = kv.find('=');
-        if (!kv.empty()) req.query.emplace(Decode(kv.substr(0, eq)), eq == std::string::npos ? "" : Decode(kv.substr(eq + 1)));
-        if (amp == std::string::npos) break;
-        start = amp + 1;
-      }
-    }
-    if (auth) req.headers["authorization"] = "Bearer sekrit";
-    if (!body.empty()) req.headers["content-type"] = content_type;
-    req.body = body;
-    return api.Handle(req);
+    return api.Handle(testing::TestRequest(method, target, body, content_type, auth ? "sekrit" : ""));
   }
   json Json(const std::string& method, const std::string& target, int want_status, const std::string& body = "",
             const std::string& content_type = "application/json") {
@@ -211,6 +179,57 @@ TEST_F(ApiTest, UpdateUsesOptimisticConcurrency) {
             "changes to the latest version and try again");
   EXPECT_EQ(Json("PUT", "/api/v1/namespaces/ml/configmaps/other", 404, stale.dump())["reason"], "NotFound");
   EXPECT_EQ(Json("PUT", "/api/v1/namespaces/ml/configmaps/plan", 400, cm.dump().replace(cm.dump().find("\"plan\""), 6, "\"else\""))["code"], 400);
+}
+
+TEST_F(ApiTest, LeasesWithOptimisticConcurrency) {
+  json group = Json("GET", "/apis/coordination.k8s.io", 200);
+  EXPECT_EQ(group["preferredVersion"]["groupVersion"], "coordination.k8s.io/v1");
+  json resources = Json("GET", "/apis/coordination.k8s.io/v1", 200)["resources"];
+  ASSERT_EQ(resources.size(), 1u);
+  EXPECT_EQ(resources[0]["name"], "leases");
+  EXPECT_EQ(resources[0]["kind"], "Lease");
+  EXPECT_EQ(resources[0]["namespaced"], true);
+  EXPECT_EQ(resources[0]["verbs"].size(), 8u);
+
+  const std::string base = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  json created = Json("POST", base + "?fieldValidation=Strict", 201, R"({"apiVersion": "coordination.k8s.io/v1",
+      "kind": "Lease", "metadata": {"name": "kubeon-policy-a"}, "spec": {"holderIdentity": "host-1_4711",
+      "leaseDurationSeconds": 30, "acquireTime": "2026-12-03T12:00:00.123456Z",
+      "renewTime": "2026-12-03T12:00:10.654321Z", "leaseTransitions": 0}})");
+  EXPECT_EQ(created["kind"], "Lease");
+  EXPECT_EQ(created["spec"]["renewTime"], "2026-12-03T12:00:10.654321Z");
+  EXPECT_FALSE(Str(created, {"metadata", "uid"}).empty());
+  EXPECT_EQ(Json("POST", base + "?fieldValidation=Strict", 400,
+                 R"({"metadata": {"name": "x"}, "spec": {"holder": "typo"}})")["reason"], "BadRequest");
+
+  // A second holder that read the Lease before the first renewed loses.
+  json stale = Json("GET", base + "/kubeon-policy-a", 200);
+  json renewed = stale;
+  renewed["spec"]["renewTime"] = "2026-12-03T12:00:20.000001Z";
+  json r1 = Json("PUT", base + "/kubeon-policy-a", 200, renewed.dump());
+  stale["spec"]["holderIdentity"] = "host-2_99";
+  stale["spec"]["leaseTransitions"] = 1;
+  EXPECT_EQ(Json("PUT", base + "/kubeon-policy-a", 409, stale.dump())["reason"], "Conflict");
+  // A merge patch with a stale resourceVersion conflicts too; a current one wins.
+  json patch = {{"metadata", {{"resourceVersion", stale["metadata"]["resourceVersion"]}}},
+                {"spec", {{"holderIdentity", "host-2_99"}}}};
+  EXPECT_EQ(Json("PATCH", base + "/kubeon-policy-a", 409, patch.dump(), "application/merge-patch+json")["reason"],
+            "Conflict");
+  patch["metadata"]["resourceVersion"] = r1["metadata"]["resourceVersion"];
+  EXPECT_EQ(Json("PATCH", base + "/kubeon-policy-a", 200, patch.dump(), "application/merge-patch+json")["spec"]
+                ["holderIdentity"], "host-2_99");
+
+  json list = Json("GET", "/apis/coordination.k8s.io/v1/leases", 200);
+  EXPECT_EQ(list["kind"], "LeaseList");
+  ASSERT_EQ(list["items"].size(), 1u);
+  EXPECT_EQ(list["items"][0]["spec"]["leaseDurationSeconds"], 30);
+
+  json current = Json("GET", base + "/kubeon-policy-a", 200);
+  json wrong_rv = {{"preconditions", {{"resourceVersion", r1["metadata"]["resourceVersion"]}}}};
+  EXPECT_EQ(Json("DELETE", base + "/kubeon-policy-a", 409, wrong_rv.dump())["reason"], "Conflict");
+  json right_rv = {{"preconditions", {{"resourceVersion", current["metadata"]["resourceVersion"]}}}};
+  Json("DELETE", base + "/kubeon-policy-a", 200, right_rv.dump());
+  EXPECT_EQ(Json("GET", base + "/kubeon-policy-a", 404)["reason"], "NotFound");
 }
 
 TEST_F(ApiTest, PatchFlavours) {

@@ -71,10 +71,11 @@ Outcome<CertKey> IssueCertificate(const CertRequest& req, const CertKey* issuer)
   }
   if (X509_set_pubkey(x, out.key.get()) != 1) return SslError("public key");
   X509_NAME* name = X509_get_subject_name(x);
-  if (!req.organization.empty() &&
-      X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
-                                 reinterpret_cast<const unsigned char*>(req.organization.c_str()), -1, -1, 0) != 1) {
-    return SslError("subject O");
+  for (const auto& o : req.organizations) {
+    if (X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(o.c_str()), -1,
+                                   -1, 0) != 1) {
+      return SslError("subject O");
+    }
   }
   if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
                                  reinterpret_cast<const unsigned char*>(req.common_name.c_str()), -1, -1, 0) != 1) {
@@ -109,13 +110,13 @@ Outcome<CertKey> IssueCertificate(const CertRequest& req, const CertKey* issuer)
 
 Outcome<TlsBundle> GenerateTlsBundle() {
   TlsBundle b;
-  auto ca = IssueCertificate({"kube-sim-ca", "", true, false, {}, {}, 10L * 365 * 24 * 3600}, nullptr);
+  auto ca = IssueCertificate({"kube-sim-ca", {}, true, false, {}, {}, 10L * 365 * 24 * 3600}, nullptr);
   if (!ca.ok()) return ca.error();
   b.ca = std::move(ca).value();
-  auto server = IssueCertificate({"kube-sim", "", false, true, {"127.0.0.1"}, {"localhost"}, 365L * 24 * 3600}, &b.ca);
+  auto server = IssueCertificate({"kube-sim", {}, false, true, {"127.0.0.1"}, {"localhost"}, 365L * 24 * 3600}, &b.ca);
   if (!server.ok()) return server.error();
   b.server = std::move(server).value();
-  auto client = IssueCertificate({"kube-sim-admin", "system:masters", false, false, {}, {}, 365L * 24 * 3600}, &b.ca);
+  auto client = IssueCertificate({"kube-sim-admin", {"system:masters"}, false, false, {}, {}, 365L * 24 * 3600}, &b.ca);
   if (!client.ok()) return client.error();
   b.client = std::move(client).value();
   return b;

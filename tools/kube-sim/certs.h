@@ -1,6 +1,6 @@
 // TLS material for the simulator, made with the OpenSSL 3 EVP/X509 APIs:
 // a self-signed CA, a server certificate for 127.0.0.1/localhost and a
-// client certificate (CN/O, i.e. user and group), all ECDSA P-256/SHA-256.
+// client certificate (CN/O, i.e. user and groups), all ECDSA P-256/SHA-256.
 //
 // Invariants: every certificate is valid from one hour ago; the CA has
 // basicConstraints CA:TRUE and keyCertSign; leaves carry CA:FALSE, the
@@ -36,7 +36,7 @@ struct CertKey {
 
 struct CertRequest {
   std::string common_name;
-  std::string organization;             // "" = none
+  std::vector<std::string> organizations;  // one subject O each (Kubernetes groups)
   bool is_ca = false;
   bool server = false;                   // serverAuth, else clientAuth (leaves)
   std::vector<std::string> ip_sans;

@@ -42,13 +42,13 @@ bool IsDeleting(const json& obj) { return Find(obj, {"metadata", "deletionTimest
 
 }  // namespace
 
-bool DaemonSetWantsNode(const json& ds, const json& node) {
-  if (IsDeleting(node)) return false;
+DaemonPlacement DaemonSetPlacement(const json& ds, const json& node) {
+  if (IsDeleting(node)) return {};
   json pod = TemplatePod(ds);
   const json& labels = Labels(node);
   if (const json* sel = Find(pod, {"spec", "nodeSelector"}); sel != nullptr && sel->is_object()) {
     for (const auto& [k, v] : sel->items()) {
-      if (!labels.contains(k) || labels[k] != v) return false;
+      if (!labels.contains(k) || labels[k] != v) return {};
     }
   }
   const json* terms = Find(pod, {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
@@ -56,18 +56,22 @@ bool DaemonSetWantsNode(const json& ds, const json& node) {
   if (terms != nullptr && terms->is_array()) {
     bool any = false;
     for (const auto& term : *terms) any = any || MatchesNodeSelectorTerm(term, node);
-    if (!any) return false;
+    if (!any) return {};
   }
+  DaemonPlacement out{true, true};
   if (const json* u = Find(node, {"spec", "unschedulable"}); u != nullptr && u->is_boolean() && u->get<bool>()) {
-    if (!ToleratesTaint(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) return false;
+    if (!ToleratesTaint(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) out.run = false;
   }
   if (const json* taints = Find(node, {"spec", "taints"}); taints != nullptr && taints->is_array()) {
     for (const auto& t : *taints) {
       std::string effect = t.value("effect", "");
-      if ((effect == "NoSchedule" || effect == "NoExecute") && !ToleratesTaint(pod, t)) return false;
+      if ((effect == "NoSchedule" || effect == "NoExecute") && !ToleratesTaint(pod, t)) {
+        out.run = false;
+        if (effect == "NoExecute") out.keep = false;
+      }
     }
   }
-  return true;
+  return out;
 }
 
 bool DaemonSetController::Reconcile(ControllerContext& ctx) {
@@ -112,9 +116,10 @@ bool DaemonSetController::Reconcile(ControllerContext& ctx) {
     const std::vector<std::string>& check = ds_dirty ? node_names : std::vector<std::string>(dirty_nodes.begin(), dirty_nodes.end());
     for (const auto& node_name : managed ? check : std::vector<std::string>()) {
       const json* node = store.Get(kNodes, "", node_name);
-      const bool want = node != nullptr && DaemonSetWantsNode(ds, *node);
+      const DaemonPlacement place = node != nullptr ? DaemonSetPlacement(ds, *node) : DaemonPlacement{};
+      const bool want = place.run;
       std::vector<std::string>& pods = by_node[node_name];
-      size_t keep = want ? 1 : 0;
+      size_t keep = place.keep ? 1 : 0;
       while (pods.size() > keep) {
         size_t slash = pods.back().find('/');
         if (store.Delete(kPods, ns, pods.back().substr(slash + 1)).ok()) wrote = true;
@@ -142,7 +147,7 @@ bool DaemonSetController::Reconcile(ControllerContext& ctx) {
       auto it = by_node.find(node_name);
       const bool has = it != by_node.end() && !it->second.empty();
       // A synthesised DaemonSet's selection is unknown: its pods are where it runs.
-      const bool want = managed ? node != nullptr && DaemonSetWantsNode(ds, *node) : has;
+      const bool want = managed ? node != nullptr && DaemonSetPlacement(ds, *node).run : has;
       desired += want ? 1 : 0;
       scheduled += want && has ? 1 : 0;
       misscheduled += !want && has ? 1 : 0;

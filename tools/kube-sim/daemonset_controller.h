@@ -10,8 +10,11 @@
 // unschedulable NoSchedule): DaemonSet pods run on cordoned and NotReady
 // nodes.  Missing pods are created, named <ds>-<5 random characters>, with
 // those tolerations added, spec.nodeName set (the scheduler does not place
-// them) and label pod-template-generation; pods on nodes that should not
-// run one (or duplicates) are deleted.  Status counts follow the pods.
+// them) and label pod-template-generation; duplicates, and pods on nodes
+// that should not run one, are deleted — except that, as in the real
+// controller, a pod already running on a node keeps running when the node
+// only gained an untolerated NoSchedule taint (a NoExecute one removes it).
+// Status counts follow the pods (such a pod is numberMisscheduled).
 //
 // A DaemonSet annotated kube-sim.kubeon.io/synthesized (snapshot.h: made up
 // from a snapshot's pods, whose real node selection is unknown) only gets
@@ -29,8 +32,14 @@ namespace kubeon::kubesim {
 
 inline constexpr const char* kSynthesizedAnnotation = "kube-sim.kubeon.io/synthesized";
 
-// Whether a pod of DaemonSet `ds` should run on `node`.
-bool DaemonSetWantsNode(const json& ds, const json& node);
+// Where DaemonSet `ds` runs (NodeShouldRunDaemonPod): `run` = a pod should
+// run on `node` (one is created); `keep` = a pod already there may continue
+// (true when only NoSchedule taints, or the cordon, are untolerated).
+struct DaemonPlacement {
+  bool run = false;
+  bool keep = false;
+};
+DaemonPlacement DaemonSetPlacement(const json& ds, const json& node);
 
 class DaemonSetController : public Controller {
  public:

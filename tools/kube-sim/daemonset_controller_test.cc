@@ -70,6 +70,33 @@ TEST(DaemonSetControllerTest, NodeSelectorAndTaints) {
   EXPECT_EQ(m.Get(kDaemonSets, "kube-system", "gpu-agent")["status"].value("desiredNumberScheduled", -1), -1);
 }
 
+TEST(DaemonSetControllerTest, NewNoScheduleTaintsKeepRunningPodsNoExecuteRemovesThem) {
+  ManualSim m;
+  m.Create(kDaemonSets, DaemonSet("agent", {{"containers", kContainers}}));
+  ASSERT_EQ(NodesOf(m, "kube-system", "agent"), (std::vector<std::string>{"cpu-1", "gpu-a", "gpu-b"}));
+  // A reservation taint (NoSchedule) added to a node keeps its pod ...
+  m.Mutate(kNodes, "", "gpu-b", [](json& n) {
+    n["spec"]["taints"] = json::parse(R"([{"key": "gpu.kubeon.io/step", "value": "s1", "effect": "NoSchedule"}])");
+  });
+  EXPECT_EQ(NodesOf(m, "kube-system", "agent"), (std::vector<std::string>{"cpu-1", "gpu-a", "gpu-b"}));
+  json status = m.Get(kDaemonSets, "kube-system", "agent")["status"];
+  EXPECT_EQ(status["desiredNumberScheduled"], 2);
+  EXPECT_EQ(status["numberMisscheduled"], 1);
+  // ... but a deleted one is not recreated there.
+  for (const auto& p : m.store().List(kPods, "kube-system")) {
+    if (Str(p, {"spec", "nodeName"}) == "gpu-b") {
+      ASSERT_TRUE(m.store().Delete(kPods, "kube-system", Name(p)).ok());
+    }
+  }
+  m.sim().AfterWrite();
+  EXPECT_EQ(NodesOf(m, "kube-system", "agent"), (std::vector<std::string>{"cpu-1", "gpu-a"}));
+  // An untolerated NoExecute taint removes the running pod.
+  m.Mutate(kNodes, "", "gpu-a", [](json& n) {
+    n["spec"]["taints"] = json::parse(R"([{"key": "evict", "value": "x", "effect": "NoExecute"}])");
+  });
+  EXPECT_EQ(NodesOf(m, "kube-system", "agent"), std::vector<std::string>{"cpu-1"});
+}
+
 TEST(DaemonSetControllerTest, OperatorDaemonSetsAdoptTheSnapshotPod) {
   ManualSim m;
   // The snapshot's pod (owner uid ds-dp) is the device plugin pod of gpu-a:

@@ -1,9 +1,11 @@
 // See discovery.h.
 #include "discovery.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
+#include "identity.h"
 #include "resources.h"
 
 namespace kubeon::kubesim {
@@ -16,12 +18,14 @@ std::vector<std::string> Groups() {
   for (const auto& r : AllResources()) {
     if (!r.group.empty() && seen.insert(r.group).second) out.push_back(r.group);
   }
+  out.push_back(kAuthenticationGroup);  // selfsubjectreviews (identity.h), not stored
   return out;
 }
 
 json GroupJson(const std::string& group) {
   json versions = json::array();
   std::vector<std::string> vs;
+  if (group == kAuthenticationGroup) vs = AuthenticationVersions();
   for (const auto& r : AllResources()) {
     if (r.group != group) continue;
     for (const auto& v : r.versions) {
@@ -78,6 +82,10 @@ std::optional<json> ApiGroup(const std::string& group) {
 
 std::optional<json> ApiResourceList(const std::string& group, const std::string& version) {
   json resources = json::array();
+  if (group == kAuthenticationGroup) {
+    const auto& vs = AuthenticationVersions();
+    if (std::find(vs.begin(), vs.end(), version) != vs.end()) resources.push_back(SelfSubjectReviewResource());
+  }
   for (const auto& r : AllResources()) {
     if (r.group != group || !r.Serves(version)) continue;
     json e = {{"name", r.plural}, {"singularName", r.singular}, {"namespaced", r.namespaced},

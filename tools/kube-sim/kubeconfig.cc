@@ -1,5 +1,6 @@
-// See kubeconfig.h.  Values are base64 or simple tokens, so they need no
-// YAML quoting beyond the double quotes used for the server and token.
+// See kubeconfig.h.  Values are base64 or simple tokens and user names
+// (identity.h restricts their characters), so they need no YAML quoting
+// beyond the double quotes used for the server, the user and the token.
 #include "kubeconfig.h"
 
 #include "base64.h"
@@ -7,7 +8,7 @@
 namespace kubeon::kubesim {
 
 std::string RenderKubeconfig(const KubeconfigSpec& spec) {
-  std::string user = spec.name + "-admin";
+  std::string user = "\"" + (spec.user.empty() ? spec.name + "-admin" : spec.user) + "\"";
   std::string out;
   out += "apiVersion: v1\n";
   out += "kind: Config\n";

@@ -10,6 +10,7 @@ namespace kubeon::kubesim {
 
 struct KubeconfigSpec {
   std::string name = "kube-sim";
+  std::string user;         // the kubeconfig's user entry; "" = "<name>-admin"
   std::string server;       // https://127.0.0.1:PORT
   std::string ca_pem;
   std::string token;        // used when non-empty

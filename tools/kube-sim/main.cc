@@ -3,7 +3,12 @@
 //   kube-sim --listen 127.0.0.1:PORT --snapshot FILE --kubeconfig-out FILE
 //            [--state-dir DIR] [--faults FILE|JSON] [--settings FILE|JSON]
 //            [--token TOKEN] [--client-cert-kubeconfig-out FILE]
+//            [--user-kubeconfig-dir DIR]
 //            [--threads N] [--log-requests] [--log-controllers]
+//
+// --user-kubeconfig-dir writes DIR/<name>.kubeconfig for every user of the
+// `users` setting (identity.h): its token, or a client certificate with
+// CN <name> and one O per group, signed by the CA.
 //
 // PORT 0 picks a free port.  The kubeconfig (server URL, the generated CA,
 // the bearer token) is written only once the server listens; then one line
@@ -59,7 +64,7 @@ bool SplitHostPort(const std::string& listen, std::string* host, int* port) {
 int main(int argc, char** argv) {
   CLI::App app{"kube-sim: a Kubernetes API server simulator"};
   std::string listen = "127.0.0.1:0", snapshot, kubeconfig_out, state_dir, faults_arg, settings_arg, token;
-  std::string cert_kubeconfig_out;
+  std::string cert_kubeconfig_out, user_kubeconfig_dir;
   size_t threads = 64;
   bool log_requests = false;
   bool log_controllers = false;
@@ -67,6 +72,8 @@ int main(int argc, char** argv) {
   app.add_option("--snapshot", snapshot, "cluster snapshot: a kubectl get -o json List");
   app.add_option("--kubeconfig-out", kubeconfig_out, "where to write the kubeconfig (token user)")->required();
   app.add_option("--client-cert-kubeconfig-out", cert_kubeconfig_out, "also write a client-certificate kubeconfig");
+  app.add_option("--user-kubeconfig-dir", user_kubeconfig_dir,
+                 "write DIR/<name>.kubeconfig for each user of the users setting");
   app.add_option("--state-dir", state_dir, "persist the cluster in DIR/state.json and reload it on start");
   app.add_option("--faults", faults_arg, "fault injection: a JSON file or inline JSON");
   app.add_option("--settings", settings_arg, "simulator settings: a JSON file or inline JSON");
@@ -116,10 +123,11 @@ int main(int argc, char** argv) {
       if (!r.ok()) return Fail(r.error().message);
       loaded = r.value();
     }
-    if (!loaded && !snapshot.empty()) {
-      auto j = ReadJsonArg(snapshot, "--snapshot");
+    if (!loaded) {  // without --snapshot: an empty cluster (its namespaces only)
+      auto j = snapshot.empty() ? Outcome<json>(json{{"kind", "List"}, {"items", json::array()}})
+                                : ReadJsonArg(snapshot, "--snapshot");
       if (!j.ok()) return Fail(j.error().message);
-      auto n = sim.LoadSnapshot(j.value(), snapshot);
+      auto n = sim.LoadSnapshot(j.value(), snapshot.empty() ? "(empty)" : snapshot);
       if (!n.ok()) return Fail(n.error().message);
     }
   }
@@ -140,9 +148,25 @@ int main(int argc, char** argv) {
   if (!server.WaitRunning(10000)) return Fail("server did not start listening");
 
   KubeconfigSpec kc;
+  kc.user = kAdminUser;
   kc.server = server.url();
   kc.ca_pem = tls.value().ca.cert_pem;
   kc.token = token;
+  if (!user_kubeconfig_dir.empty()) {
+    for (const SimUser& u : settings.users) {
+      KubeconfigSpec uc = kc;
+      uc.user = u.name;
+      uc.token = u.token;
+      if (u.token.empty()) {
+        auto cert = IssueCertificate({u.name, u.groups, false, false, {}, {}, 365L * 24 * 3600}, &tls.value().ca);
+        if (!cert.ok()) return Fail("--user-kubeconfig-dir: " + cert.error().message);
+        uc.client_cert_pem = cert.value().cert_pem;
+        uc.client_key_pem = cert.value().key_pem;
+      }
+      auto w = WriteFileAtomic(user_kubeconfig_dir + "/" + u.name + ".kubeconfig", RenderKubeconfig(uc));
+      if (!w.ok()) return Fail("--user-kubeconfig-dir: " + w.error().message);
+    }
+  }
   auto wrote = WriteFileAtomic(kubeconfig_out, RenderKubeconfig(kc));
   if (!wrote.ok()) return Fail("--kubeconfig-out: " + wrote.error().message);
   if (!cert_kubeconfig_out.empty()) {

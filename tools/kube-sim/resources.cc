@@ -45,6 +45,7 @@ std::vector<ResourceType> Build() {
   r.push_back({"policy", {"v1", "v1beta1"}, "poddisruptionbudgets", "poddisruptionbudget",
                "PodDisruptionBudget", true, {"pdb"}, {}, kAllVerbs, {Status()}});
   r.push_back({"batch", {"v1"}, "jobs", "job", "Job", true, {}, {"all"}, kAllVerbs, {Status()}});
+  r.push_back({"coordination.k8s.io", {"v1"}, "leases", "lease", "Lease", true, {}, {}, kAllVerbs, {}});
   r.push_back({"gpu.kubeon.io", {"v1"}, "gpupolicies", "gpupolicy", "GpuPolicy", false,
                {"gpupol"}, {}, kAllVerbs, {Status()}});
   return r;

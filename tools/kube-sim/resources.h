@@ -67,5 +67,6 @@ inline constexpr const char* kStatefulSets = "apps/statefulsets";
 inline constexpr const char* kDaemonSets = "apps/daemonsets";
 inline constexpr const char* kPdbs = "policy/poddisruptionbudgets";
 inline constexpr const char* kJobs = "batch/jobs";
+inline constexpr const char* kLeases = "coordination.k8s.io/leases";
 
 }  // namespace kubeon::kubesim

@@ -8,6 +8,7 @@
 #include "base64.h"
 #include "eviction.h"
 #include "field_validation.h"
+#include "managed_fields.h"
 #include "patch.h"
 #include "pod_deletion.h"
 #include "selector.h"
@@ -167,8 +168,17 @@ ApiResponse List(Simulator& sim, const Route& r, const ApiRequest& req) {
   return resp;
 }
 
-// Applies the subresource rules and commits `candidate` over `existing`.
-Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json candidate, bool dry_run) {
+// The managedFields entry a write through `r` records (managed_fields.h).
+ManagedWrite WriteBy(const Route& r, const ApiRequest& req) {
+  return {FieldManagerOf(req.Param("fieldManager"), req.Header("user-agent")), "Update",
+          r.type->ApiVersion(r.version), r.subresource};
+}
+
+// Applies the subresource rules and commits `candidate` over `existing`;
+// `by` is recorded in managedFields (a candidate without any keeps the
+// existing ones).
+Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json candidate, bool dry_run,
+                     const ManagedWrite& by) {
   const ResourceType& t = *r.type;
   if (Name(candidate) != r.name) {
     return ApiError::BadRequest("the name of the object (" + Name(candidate) +
@@ -189,6 +199,10 @@ Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json 
     if (existing.contains("status")) candidate["status"] = existing["status"];
     else candidate.erase("status");
   }
+  if (!candidate["metadata"].contains("managedFields")) {
+    if (const json* mf = Find(existing, {"metadata", "managedFields"})) candidate["metadata"]["managedFields"] = *mf;
+  }
+  RecordManagedFields(candidate, by, sim.Now());
   if (r.subresource.empty()) ApplyAppsDefaults(t.plural, &candidate);
   auto valid = ValidateUpdate(t, existing, candidate);
   if (!valid.ok()) return valid.error();
@@ -249,6 +263,7 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req) {
   } else if (t.HasStatus() && t.plural != "nodes") {
     obj.erase("status");
   }
+  RecordManagedFields(obj, WriteBy(r, req), sim.Now());
   ApplyAppsDefaults(t.plural, &obj);
   auto valid = ValidateCreate(t, obj);
   if (!valid.ok()) return ErrorResponse(valid.error());
@@ -284,13 +299,13 @@ ApiResponse Update(Simulator& sim, const Route& r, const ApiRequest& req) {
     parent["metadata"]["resourceVersion"] = Str(body, {"metadata", "resourceVersion"});
     Route main = r;
     main.subresource.clear();
-    auto out = Commit(sim, main, current, std::move(parent), DryRun(req));
+    auto out = Commit(sim, main, current, std::move(parent), DryRun(req), WriteBy(r, req));
     if (!out.ok()) return ErrorResponse(out.error());
     return JsonResponse(200, ScaleOf(out.value()));
   }
   auto warnings = CheckWrite(r, req, body, current, WriteKind::kUpdate);
   if (!warnings.ok()) return ErrorResponse(warnings.error());
-  auto out = Commit(sim, r, current, std::move(body), DryRun(req));
+  auto out = Commit(sim, r, current, std::move(body), DryRun(req), WriteBy(r, req));
   if (!out.ok()) return ErrorResponse(out.error());
   return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }
@@ -319,7 +334,7 @@ ApiResponse Patch(Simulator& sim, const Route& r, const ApiRequest& req) {
   auto warnings = CheckWrite(r, req, candidate, current,
                              *type == PatchType::kStrategicMerge ? WriteKind::kStrategicPatch : WriteKind::kOtherPatch);
   if (!warnings.ok()) return ErrorResponse(warnings.error());
-  auto out = Commit(sim, r, current, std::move(candidate), DryRun(req));
+  auto out = Commit(sim, r, current, std::move(candidate), DryRun(req), WriteBy(r, req));
   if (!out.ok()) return ErrorResponse(out.error());
   return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }

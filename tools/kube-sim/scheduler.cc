@@ -102,7 +102,7 @@ bool ToleratesTaint(const json& pod, const json& taint) {
       continue;
     }
     if (tk != key) continue;
-    if (op == "Exists" || t.value("value", "") == value) return true;
+    if (op == "Exists" || ((op == "Equal" || op.empty()) && t.value("value", "") == value)) return true;
   }
   return false;
 }

@@ -25,7 +25,10 @@
 
 namespace kubeon::kubesim {
 
-// Whether the pod's tolerations tolerate the taint (v1.Toleration semantics).
+// Whether the pod's tolerations tolerate the taint (v1.Toleration semantics:
+// an empty toleration effect matches every effect; an empty key with
+// operator Exists matches every taint; Exists ignores the value; Equal, or
+// no operator, needs the same value; any other operator matches nothing).
 bool ToleratesTaint(const json& pod, const json& taint);
 
 class Scheduler : public Controller {

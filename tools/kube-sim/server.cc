@@ -49,6 +49,21 @@ bool ClientCertVerified(const httplib::Request& req) {
   return SSL_get_verify_result(req.ssl) == X509_V_OK;
 }
 
+// The subject's NID entries (CN, O) of the peer certificate.
+std::vector<std::string> SubjectEntries(X509* cert, int nid) {
+  std::vector<std::string> out;
+  X509_NAME* name = X509_get_subject_name(cert);
+  for (int i = X509_NAME_get_index_by_NID(name, nid, -1); i >= 0; i = X509_NAME_get_index_by_NID(name, nid, i)) {
+    ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
+    unsigned char* utf8 = nullptr;
+    int n = ASN1_STRING_to_UTF8(&utf8, data);
+    if (n < 0) continue;
+    out.emplace_back(reinterpret_cast<char*>(utf8), static_cast<size_t>(n));
+    OPENSSL_free(utf8);
+  }
+  return out;
+}
+
 ApiRequest ToApiRequest(const httplib::Request& req) {
   ApiRequest r;
   r.method = req.method;
@@ -61,6 +76,12 @@ ApiRequest ToApiRequest(const httplib::Request& req) {
   }
   r.body = req.body;
   r.client_cert_verified = ClientCertVerified(req);
+  if (r.client_cert_verified) {
+    X509* cert = SSL_get0_peer_certificate(req.ssl);
+    std::vector<std::string> cn = SubjectEntries(cert, NID_commonName);
+    r.client_cert_cn = cn.empty() ? "" : cn.front();
+    r.client_cert_orgs = SubjectEntries(cert, NID_organizationName);
+  }
   return r;
 }
 

@@ -92,7 +92,7 @@ TEST_F(ServerTest, AcceptsClientCertificatesFromItsCa) {
 TEST_F(ServerTest, UntrustedOrExpiredClientCertificatesDoNotAuthenticate) {
   auto other = GenerateTlsBundle();
   ASSERT_TRUE(other.ok());
-  CertRequest expired_req{"late", "system:masters", false, false, {}, {}, -60};
+  CertRequest expired_req{"late", {"system:masters"}, false, false, {}, {}, -60};
   auto expired = IssueCertificate(expired_req, &tls.ca);
   ASSERT_TRUE(expired.ok());
   for (const CertKey* cert : {&other.value().client, &expired.value()}) {

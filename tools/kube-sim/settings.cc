@@ -39,7 +39,8 @@ Outcome<Settings> Settings::Merge(const json& j) const {
                                 "devicePluginConfigMap", "tickMs", "historyLimit",
                                 "watchMaxSeconds", "bookmarkIntervalMs", "serverVersion",
                                 "schedulerChecksCpuMemory", "podShutdownMs", "timeScale", "configMapSyncDelayMs",
-                                "devicePluginMissingConfig", "migManagerWithReboot", "nodeRebootDelayMs"};
+                                "devicePluginMissingConfig", "migManagerWithReboot", "nodeRebootDelayMs",
+                                "users", "kubeSystemUid"};
   for (const auto& [k, v] : j.items()) {
     (void)v;
     bool known = false;
@@ -64,7 +65,13 @@ Outcome<Settings> Settings::Merge(const json& j) const {
             Take(j, "configMapSyncDelayMs", &s.config_map_sync_delay_ms, &err) &&
             Take(j, "devicePluginMissingConfig", &s.device_plugin_missing_config, &err) &&
             Take(j, "migManagerWithReboot", &s.mig_manager_with_reboot, &err) &&
-            Take(j, "nodeRebootDelayMs", &s.node_reboot_delay_ms, &err);
+            Take(j, "nodeRebootDelayMs", &s.node_reboot_delay_ms, &err) &&
+            Take(j, "kubeSystemUid", &s.kube_system_uid, &err);
+  if (ok && j.contains("users")) {
+    auto users = ParseSimUsers(j["users"]);
+    if (!users.ok()) return ApiError::BadRequest("settings: " + users.error().message);
+    s.users = std::move(users).value();
+  }
   if (ok && j.contains("podShutdownMs") && j["podShutdownMs"].is_null()) {
     s.pod_shutdown_ms = -1;  // back to "the whole grace period"
   } else if (ok) {
@@ -102,7 +109,9 @@ json Settings::ToJson() const {
           {"configMapSyncDelayMs", config_map_sync_delay_ms},
           {"devicePluginMissingConfig", device_plugin_missing_config},
           {"migManagerWithReboot", mig_manager_with_reboot},
-          {"nodeRebootDelayMs", node_reboot_delay_ms}};
+          {"nodeRebootDelayMs", node_reboot_delay_ms},
+          {"users", SimUsersJson(users)},
+          {"kubeSystemUid", kube_system_uid}};
 }
 
 Outcome<json> ReadJsonArg(const std::string& arg, const std::string& flag) {

@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api_error.h"
+#include "identity.h"
 
 namespace kubeon::kubesim {
 
@@ -40,6 +42,12 @@ struct Settings {
   std::string device_plugin_missing_config = "crash";  // "crash" | "skip": label names a missing config
   bool mig_manager_with_reboot = false;      // WITH_REBOOT: a failed MIG mode change reboots the node
   int64_t node_reboot_delay_ms = 120000;     // NotReady while rebooting
+  // More users than kube-sim-admin (identity.h): "users": [{"name": "alice",
+  // "uid": "u-1", "groups": ["reviewers"], "token": "alice-token"}].
+  std::vector<SimUser> users;
+  // metadata.uid of namespace kube-system when the snapshot has none (the
+  // executor's cluster identity); "" = derived from the snapshot's content.
+  std::string kube_system_uid;
 
   // Applies the keys present in `j` on top of *this.
   Outcome<Settings> Merge(const json& j) const;

@@ -1,6 +1,7 @@
 // See sim.h.
 #include "sim.h"
 
+#include <openssl/evp.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -23,6 +24,39 @@
 #include "statefulset_controller.h"
 
 namespace kubeon::kubesim {
+
+namespace {
+
+const std::vector<std::string> kSystemNamespaces = {"default", "kube-system", "kube-public", "kube-node-lease"};
+
+// Adds namespace kube-system with `uid` when the store lacks it.
+void EnsureKubeSystem(Store& store, const std::string& uid) {
+  if (store.Get(kNamespaces, "", "kube-system") != nullptr) return;
+  store.Restore(kNamespaces, {{"apiVersion", "v1"},
+                              {"kind", "Namespace"},
+                              {"metadata", {{"name", "kube-system"}, {"uid", uid},
+                                            {"labels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
+                              {"spec", {{"finalizers", json::array({"kubernetes"})}}},
+                              {"status", {{"phase", "Active"}}}});
+}
+
+}  // namespace
+
+std::string KubeSystemUid(const std::string& content) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(content.data(), content.size(), digest, &len, EVP_sha256(), nullptr);
+  digest[6] = static_cast<unsigned char>((digest[6] & 0x0f) | 0x50);  // version 5
+  digest[8] = static_cast<unsigned char>((digest[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  const char* hex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    out.push_back(hex[digest[i] >> 4]);
+    out.push_back(hex[digest[i] & 0x0f]);
+  }
+  return out;
+}
 
 Simulator::Simulator(Settings settings, Clock clock)
     : settings_(std::move(settings)),
@@ -88,7 +122,10 @@ json Simulator::ClockState() const {
 Outcome<size_t> Simulator::LoadSnapshot(const json& list, const std::string& source) {
   auto n = LoadList(*store_, list, source, /*keep_versions=*/false);
   if (!n.ok()) return n.error();
-  EnsureNamespaces(*store_, {"default", "kube-system", "kube-public", "kube-node-lease", settings_.operator_namespace});
+  EnsureKubeSystem(*store_, settings_.kube_system_uid.empty() ? KubeSystemUid(list.dump()) : settings_.kube_system_uid);
+  std::vector<std::string> namespaces = kSystemNamespaces;
+  namespaces.push_back(settings_.operator_namespace);
+  EnsureNamespaces(*store_, namespaces);
   SynthesizeDaemonSets(*store_);
   Reconcile();
   store_->Compact();
@@ -116,7 +153,10 @@ Outcome<bool> Simulator::UsePersistence(const std::string& dir) {
     auto ok = gpus_.FromJson(*g);
     if (!ok.ok()) return ApiError::BadRequest(path + ": " + ok.error().message);
   }
-  EnsureNamespaces(*store_, {"default", "kube-system", "kube-public", "kube-node-lease", settings_.operator_namespace});
+  EnsureKubeSystem(*store_, settings_.kube_system_uid.empty() ? KubeSystemUid(state.dump()) : settings_.kube_system_uid);
+  std::vector<std::string> namespaces = kSystemNamespaces;
+  namespaces.push_back(settings_.operator_namespace);
+  EnsureNamespaces(*store_, namespaces);
   Reconcile();
   store_->Compact();
   persisted_writes_ = store_->WriteCount();

@@ -45,6 +45,9 @@
 
 namespace kubeon::kubesim {
 
+// A UUID (version 5 layout) from the SHA-256 of `content`.
+std::string KubeSystemUid(const std::string& content);
+
 class Simulator {
  public:
   using Clock = std::function<TimePoint()>;
@@ -62,7 +65,10 @@ class Simulator {
   const Settings& settings() const { return settings_; }
   Outcome<bool> UpdateSettings(const json& patch);
   // Loads a snapshot List, adds namespaces and DaemonSets, reconciles, and
-  // forgets the history (watches start after the load).
+  // forgets the history (watches start after the load).  Namespace
+  // kube-system always exists; when the snapshot lacks it, its
+  // metadata.uid is the kubeSystemUid setting, else derived from the
+  // snapshot's content (KubeSystemUid), so it is stable for that cluster.
   Outcome<size_t> LoadSnapshot(const json& list, const std::string& source);
   // Sets the state directory; loads <dir>/state.json when it exists
   // (returns true then) instead of needing a snapshot.

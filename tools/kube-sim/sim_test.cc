@@ -1,5 +1,6 @@
-// Tests for the Simulator's simulated clock and for what --state-dir keeps
-// besides the store (the devices pods hold).
+// Tests for the Simulator's simulated clock, for what --state-dir keeps
+// besides the store (the devices pods hold), and for the stable uid of
+// namespace kube-system (the cluster's identity).
 #include "sim.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,31 @@ namespace kubeon::kubesim {
 namespace {
 
 using namespace std::chrono_literals;
+
+TEST(SimIdentityTest, KubeSystemUidIsStablePerCluster) {
+  auto uid_of = [](const json& list, Settings settings = Settings()) {
+    Simulator sim(settings);
+    std::lock_guard<std::mutex> lock(sim.mutex());
+    EXPECT_TRUE(sim.LoadSnapshot(list, "test").ok());
+    const json* ns = sim.store().Get(kNamespaces, "", "kube-system");
+    return ns != nullptr ? Uid(*ns) : std::string();
+  };
+  const json small = testing::TestdataJson("small.json");
+  const std::string uid = uid_of(small);
+  EXPECT_EQ(uid, KubeSystemUid(small.dump()));
+  EXPECT_EQ(uid.size(), 36u);
+  EXPECT_EQ(uid[14], '5');
+  EXPECT_EQ(uid_of(small), uid);  // the same cluster again
+  const json empty = {{"kind", "List"}, {"items", json::array()}};
+  EXPECT_NE(uid_of(empty), uid);  // another cluster
+  Settings fixed;
+  fixed.kube_system_uid = "cluster-a";
+  EXPECT_EQ(uid_of(small, fixed), "cluster-a");
+  json with_ns = empty;
+  with_ns["items"].push_back({{"apiVersion", "v1"}, {"kind", "Namespace"},
+                              {"metadata", {{"name", "kube-system"}, {"uid", "from-snapshot"}}}});
+  EXPECT_EQ(uid_of(with_ns, fixed), "from-snapshot");  // a real cluster's uid is kept
+}
 
 TEST(SimClockTest, ScaledAndAdvanced) {
   TimePoint real(std::chrono::seconds(1000000));

@@ -16,10 +16,14 @@ json SpecPart(const json& obj) {
   return out;
 }
 
-// Equal apart from metadata.resourceVersion (and managed bookkeeping).
+// Equal apart from metadata.resourceVersion and metadata.managedFields (an
+// update that changes only who wrote last is a no-op, as on a real server).
 bool SameContent(json a, json b) {
-  if (a.contains("metadata")) a["metadata"].erase("resourceVersion");
-  if (b.contains("metadata")) b["metadata"].erase("resourceVersion");
+  for (json* o : {&a, &b}) {
+    if (!o->contains("metadata")) continue;
+    (*o)["metadata"].erase("resourceVersion");
+    (*o)["metadata"].erase("managedFields");
+  }
   return a == b;
 }
 

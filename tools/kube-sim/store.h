@@ -8,7 +8,8 @@
 // Invariants:
 //  - every write (create, effective update, delete) increments the global
 //    resourceVersion by one and stamps it on the object as a decimal string;
-//    an update that changes nothing is a no-op (no new version, no event);
+//    an update that changes nothing but metadata.managedFields is a no-op
+//    (no new version, no event; the stored object is returned);
 //  - creates set metadata.uid, metadata.creationTimestamp and, for objects
 //    with a spec, metadata.generation = 1; updates keep uid and
 //    creationTimestamp and bump generation when anything outside metadata

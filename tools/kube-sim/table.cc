@@ -222,6 +222,9 @@ std::vector<Column> Columns(const ResourceType& t, TimePoint now) {
              }},
             {"Message", "string", 0, [](const json& o) { return json(Str(o, {"message"})); }}};
   }
+  if (p == "leases") {
+    return {name, {"Holder", "string", 0, [](const json& o) { return json(Str(o, {"spec", "holderIdentity"})); }}, age};
+  }
   if (p == "jobs") {
     return {name,
             {"Completions", "string", 0, [](const json& o) {

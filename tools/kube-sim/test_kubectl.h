@@ -61,12 +61,16 @@ inline std::string KubectlTestName(const ::testing::TestParamInfo<std::string>& 
 template <typename Param>
 class KubectlSimTest : public ::testing::TestWithParam<Param> {
  protected:
-  // `extra`: more kube-sim flags (e.g. {"--settings", "{...}"}).
-  void StartSim(const std::string& binary, const std::vector<std::string>& extra = {}) {
+  // `extra`: more kube-sim flags (e.g. {"--settings", "{...}"}); an
+  // argument "$DIR" or starting with "$DIR/" names the temporary directory.
+  void StartSim(const std::string& binary, std::vector<std::string> extra = {}) {
     kubectl_ = KubectlPath(binary);
     if (kubectl_.empty()) GTEST_SKIP() << binary << " is not installed";
     dir_ = MakeTempDir("kubesim-kubectl-");
     ASSERT_FALSE(dir_.empty());
+    for (auto& arg : extra) {
+      if (arg == "$DIR" || arg.rfind("$DIR/", 0) == 0) arg = dir_ + arg.substr(4);
+    }
     sim_ = std::make_unique<SimProcess>(KUBE_SIM_BINARY, std::string(KUBESIM_TESTDATA) + "/small.json", dir_, extra);
     ASSERT_TRUE(sim_->ready()) << "kube-sim did not start: " << sim_->Stderr();
   }
@@ -77,7 +81,11 @@ class KubectlSimTest : public ::testing::TestWithParam<Param> {
     if (!dir_.empty()) RunProcess({"rm", "-rf", dir_}, 30);
   }
   RunResult Kubectl(std::vector<std::string> args, int timeout_sec = 30) {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", sim_->kubeconfig(), "--cache-dir", dir_ + "/cache",
+    return KubectlWith(sim_->kubeconfig(), std::move(args), timeout_sec);
+  }
+  // As Kubectl, with another kubeconfig (another user of the same cluster).
+  RunResult KubectlWith(const std::string& kubeconfig, std::vector<std::string> args, int timeout_sec = 30) {
+    std::vector<std::string> argv = {kubectl_, "--kubeconfig", kubeconfig, "--cache-dir", dir_ + "/cache",
                                      "--request-timeout", "15s"};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunProcess(argv, timeout_sec, {"HOME=" + dir_, "KUBECONFIG="});

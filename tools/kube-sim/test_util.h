@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "api.h"
 #include "resources.h"
 #include "sim.h"
 
@@ -21,6 +22,49 @@ inline std::string ReadTestdata(const std::string& name) {
 }
 
 inline json TestdataJson(const std::string& name) { return json::parse(ReadTestdata(name)); }
+
+// Percent-decoding of a query component ('+' is a space).
+inline std::string QueryDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i] == '+' ? ' ' : s[i]);
+    }
+  }
+  return out;
+}
+
+// A request for `target` ("/path?k=v&k2=v2") with `body` of `content_type`
+// (when non-empty), carrying "Bearer <token>" unless `token` is empty.
+inline ApiRequest TestRequest(const std::string& method, const std::string& target, const std::string& body = "",
+                              const std::string& content_type = "application/json",
+                              const std::string& token = "sekrit") {
+  ApiRequest req;
+  req.method = method;
+  size_t q = target.find('?');
+  req.path = target.substr(0, q);
+  if (q != std::string::npos) {
+    std::string query = target.substr(q + 1);
+    size_t start = 0;
+    while (start <= query.size()) {
+      size_t amp = query.find('&', start);
+      std::string kv = query.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
+      size_t eq = kv.find('=');
+      if (!kv.empty()) {
+        req.query.emplace(QueryDecode(kv.substr(0, eq)), eq == std::string::npos ? "" : QueryDecode(kv.substr(eq + 1)));
+      }
+      if (amp == std::string::npos) break;
+      start = amp + 1;
+    }
+  }
+  if (!token.empty()) req.headers["authorization"] = "Bearer " + token;
+  if (!body.empty()) req.headers["content-type"] = content_type;
+  req.body = body;
+  return req;
+}
 
 // The status condition of `type` of an object, or nullptr.
 inline const json* Condition(const json& obj, const std::string& type) {

@@ -1,0 +1,30 @@
+# The executor (issue 11): the policy Lease, the gate (mode, approval,
+# window), ApplyPlan's bookkeeping, and the step state machine that carries a
+# schedule step out on the cluster, its rollback, resume after a crash and
+# revert.
+#
+# Tests that run the kube-sim executable (KUBE_SIM_BINARY) are defined once
+# the kube-sim target exists (end of the top-level directory).
+# step_runner_test carries the CTest label "long" (the ASan CI run skips that
+# label: ctest -LE long).
+set(AREA_SOURCES rfc3339.cc lease.cc gate.cc apply_run.cc operator_config.cc step_runner.cc)
+set(AREA_DEPS kubeon_kube kubeon_plan kubeon_audit kubeon_policy kubeon_metrics kubeon_model
+    nlohmann_json::nlohmann_json yaml-cpp)
+set(AREA_TESTS gate_test.cc apply_run_test.cc lease_test.cc operator_config_test.cc)
+
+function(kubeon_apply_link_extras)
+  if(TARGET kube-sim AND TARGET lease_test)
+    add_dependencies(lease_test kube-sim)
+    target_compile_definitions(lease_test PRIVATE KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
+  endif()
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon_apply)
+    add_executable(step_runner_test ${PROJECT_SOURCE_DIR}/src/apply/step_runner_test.cc)
+    target_link_libraries(step_runner_test PRIVATE kubeon_apply GTest::gtest GTest::gtest_main)
+    target_compile_definitions(step_runner_test PRIVATE
+      KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBEON_BINARY_DIR="${PROJECT_BINARY_DIR}"
+      KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
+    add_dependencies(step_runner_test kube-sim)
+    gtest_discover_tests(step_runner_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long)
+  endif()
+endfunction()
+cmake_language(DEFER CALL kubeon_apply_link_extras)

@@ -1,0 +1,7 @@
+# Audit log (issue 11): the AuditStore interface (audit_store.h) and its
+# SQLite implementation for the CLI (sqlite_store.h).  SQLite comes from
+# Debian (libsqlite3-dev), found with CMake's FindSQLite3.
+find_package(SQLite3 REQUIRED)
+set(AREA_SOURCES audit_store.cc sqlite_store.cc)
+set(AREA_DEPS kubeon_model SQLite::SQLite3)
+set(AREA_TESTS audit_store_test.cc sqlite_store_test.cc)

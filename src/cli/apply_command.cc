@@ -1,0 +1,400 @@
+#include "cli/apply_command.h"
+
+#include <chrono>
+#include <iomanip>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "apply/apply_run.h"
+#include "apply/clock.h"
+#include "apply/lease.h"
+#include "apply/rfc3339.h"
+#include "apply/step_runner.h"
+#include "audit/sqlite_store.h"
+#include "kube/identity.h"
+#include "kube/snapshot.h"
+#include "plan/operator_fit.h"
+
+namespace kubeon::cli {
+namespace {
+
+using SysClock = std::chrono::system_clock;
+
+std::optional<policy::Mode> ParseMode(const std::string& text) {
+  if (text == "Proposal") return policy::Mode::kProposal;
+  if (text == "Approve") return policy::Mode::kApprove;
+  if (text == "Auto") return policy::Mode::kAuto;
+  return std::nullopt;
+}
+
+Result<std::unique_ptr<kube::KubeClient>> Connect(const std::string& kubeconfig, const std::string& context) {
+  kube::SnapshotOptions o;
+  o.kubeconfig = kubeconfig;
+  o.context = context;
+  return kube::ConnectWithOptions(o);
+}
+
+// Opens the audit log at `path` (default path when empty) for the cluster
+// `client` reaches: a log of another cluster is refused before anything is
+// written to it.
+Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& path, kube::KubeClient& client,
+                                                        bool create_if_missing) {
+  Result<kube::ClusterId> id = kube::ClusterIdOf(client);
+  if (!id.ok()) return id.status();
+  std::string db = path;
+  if (db.empty()) {
+    Result<std::string> def = audit::DefaultAuditDbPath();
+    if (!def.ok()) return def.status();
+    db = *def;
+  }
+  audit::SqliteAuditStore::Options o;
+  o.create_if_missing = create_if_missing;
+  Result<std::unique_ptr<audit::AuditStore>> store = audit::SqliteAuditStore::Open(db, o);
+  if (!store.ok()) return store.status();
+  Status bound = (*store)->BindCluster(audit::ClusterIdentity{id->server, id->kube_system_uid});
+  if (!bound.ok()) return bound;
+  return store;
+}
+
+apply::StepArtifacts ArtifactsOf(const plan::Plan& plan, const model::Cluster& cluster, const PlanArgs& args) {
+  apply::StepArtifacts a;
+  plan::PlannerOptions po;
+  po.operator_namespace = args.operator_namespace;
+  a.operator_namespace = plan::OperatorNamespace(cluster, po);
+  if (!plan.artifacts.mig_parted_configmap.empty()) a.mig_configmap = plan.artifacts.mig_parted_configmap;
+  a.mig_parted_config = plan.artifacts.mig_parted_config;
+  if (!plan.artifacts.device_plugin_configmap.empty()) a.device_plugin_configmap = plan.artifacts.device_plugin_configmap;
+  a.device_plugin_configs = plan.artifacts.device_plugin_configs;
+  return a;
+}
+
+apply::StepResult ToResult(const apply::StepOutcome& o) {
+  apply::StepResult r;
+  switch (o.kind) {
+    case apply::OutcomeKind::kDone: r.kind = apply::StepResultKind::kDone; break;
+    case apply::OutcomeKind::kRolledBack: r.kind = apply::StepResultKind::kRolledBack; break;
+    case apply::OutcomeKind::kRollbackFailed:
+    case apply::OutcomeKind::kCrashed: r.kind = apply::StepResultKind::kRollbackFailed; break;
+  }
+  r.message = o.cause;
+  return r;
+}
+
+std::string Money(double usd) {
+  std::ostringstream s;
+  s << "$" << std::fixed << std::setprecision(0) << usd;
+  return s.str();
+}
+
+std::string RenderApplyTable(const std::vector<apply::ApplyReport>& reports) {
+  std::ostringstream out;
+  for (const auto& r : reports) {
+    out << "policy " << r.policy << "\n";
+    if (!r.error.empty()) out << "  error: " << r.error << "\n";
+    if (!r.feasible) {
+      out << "  no order of changes fits the cluster as it is; spare GPUs needed:";
+      for (const auto& [model, n] : r.spare_gpus_needed) out << " " << n << " x " << model;
+      out << "\n  nothing started\n";
+    }
+    for (const auto& id : r.expired) out << "  " << id << "  expired (no longer in the plan)\n";
+    if (r.steps.empty() && r.feasible && r.error.empty()) out << "  nothing to do: the cluster matches the plan\n";
+    for (const auto& s : r.steps) {
+      std::string nodes;
+      for (const auto& n : s.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+      out << "  " << s.index << ". " << s.id << "  " << std::left << std::setw(17) << s.outcome << " " << nodes
+          << "  frees " << s.gpus_freed << " GPU(s), " << Money(s.monthly_savings_usd) << "/month";
+      if (!s.why.empty()) out << "\n       " << s.why;
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::string RenderApplyJson(const std::vector<apply::ApplyReport>& reports, int exit_code) {
+  nlohmann::json j = {{"policies", nlohmann::json::array()}, {"exit_code", exit_code}};
+  for (const auto& r : reports) {
+    nlohmann::json p = {{"policy", r.policy},
+                        {"feasible", r.feasible},
+                        {"spare_gpus_needed", r.spare_gpus_needed},
+                        {"expired", r.expired},
+                        {"error", r.error},
+                        {"steps", nlohmann::json::array()}};
+    for (const auto& s : r.steps) {
+      p["steps"].push_back({{"index", s.index},
+                            {"id", s.id},
+                            {"outcome", s.outcome},
+                            {"why", s.why},
+                            {"nodes", s.nodes},
+                            {"gpus_freed", s.gpus_freed},
+                            {"monthly_savings_usd", s.monthly_savings_usd}});
+    }
+    j["policies"].push_back(std::move(p));
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "apply",
+      "Carry out the plan on the live cluster, one step at a time in the plan's order, as the policy's mode, "
+      "approvals and change window allow: cordon and taint the step's nodes, evict their GPU pods through the "
+      "Eviction API (PodDisruptionBudgets respected), write the GPU Operator's MIG or device-plugin configuration, "
+      "wait for it, patch the owners onto their slices, wait for their rollouts, uncordon. Every step is recorded "
+      "in the audit log before it is taken and can be reverted (kubeon-gpu revert).");
+  cmd->footer(
+      "Modes: Proposal records the steps and changes nothing; Approve runs approved steps (kubeon-gpu approve "
+      "ID); Auto runs clean steps on its own and flagged ones only when approved. A step starts only inside the "
+      "window and only when its estimated duration ends before the window closes; a step still running when the "
+      "window closes rolls back.\n\n"
+      "Exit codes: 0 all done or nothing to do; 3 a step waits for approval or for the window; 4 a step failed and "
+      "was rolled back; 5 a rollback failed: its nodes stay cordoned and tainted (gpu.kubeon.io/step), see "
+      "kubeon-gpu audit; 6 no order of changes fits the cluster: spare GPUs needed, nothing started; 1 other "
+      "errors (nothing changed); 2 usage.");
+  cmd->add_option("--kubeconfig", a.plan.kubeconfig,
+                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
+  cmd->add_option("--context", a.plan.context, "kubeconfig context (default: current-context)");
+  CLI::Option* metrics = cmd->add_option("--metrics", a.plan.metrics_files,
+                                         "DCGM history file(s) (OpenMetrics with timestamps, or CSV); repeatable");
+  CLI::Option* prometheus =
+      cmd->add_option("--prometheus", a.plan.prometheus_url, "Read DCGM history from this Prometheus-compatible API");
+  metrics->excludes(prometheus);
+  cmd->add_option("--prometheus-token-file", a.plan.prometheus_token_file, "With --prometheus: bearer token file");
+  cmd->add_option("--prometheus-ca-file", a.plan.prometheus_ca_file, "With --prometheus: CA certificate file (PEM)");
+  cmd->add_option("--prometheus-header", a.plan.prometheus_headers, "With --prometheus: extra header; repeatable");
+  cmd->add_option("--prometheus-selector", a.plan.prometheus_selector, "With --prometheus: extra label matchers");
+  cmd->add_option("--lookback", a.plan.lookback, "With --prometheus: history window ending now (e.g. 14d)");
+  cmd->add_option("--policy", a.plan.policy_file, "GpuPolicy YAML file")->required();
+  cmd->add_option("--policy-name", a.plan.policy_name, "Apply only the policy with this metadata.name");
+  cmd->add_option("--prices", a.plan.prices_file, "YAML map of instance type to USD per hour");
+  cmd->add_option("--catalog", a.plan.catalog_file, "MIG catalog JSON replacing the built-in one");
+  cmd->add_option("--percentile", a.plan.percentile, "Quantile of compute samples taken as the compute peak")
+      ->check(CLI::Range(0.5, 1.0));
+  cmd->add_option("--min-history", a.plan.min_history, "Workloads with less history are not candidates");
+  cmd->add_option("--operator-namespace", a.plan.operator_namespace,
+                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
+  cmd->add_option("--audit-db", a.audit_db,
+                  "Audit log (SQLite) recording every step before it is taken (default: "
+                  "$XDG_STATE_HOME/kubeon/audit.db, else ~/.local/state/kubeon/audit.db)");
+  cmd->add_option("--mode", a.mode, "Override the policy's mode for this run: Proposal, Approve or Auto")
+      ->check(CLI::IsMember({"Proposal", "Approve", "Auto"}));
+  cmd->add_option("--now", a.now, "Decide windows and approval expiry as if it were this time (RFC 3339), for tests");
+  cmd->add_flag("--dry-run", a.dry_run,
+                "Print the steps it would take and what would stop them; write nothing to the cluster or the log");
+  cmd->add_option("-o,--output", a.output, "Outcome format on stdout: table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--lease-namespace", a.lease_namespace,
+                  "Namespace of the policy Leases every executor holds while it writes (default kube-system)");
+  cmd->add_option("--configmap-sync-seconds", a.configmap_sync_seconds,
+                  "How long the kubelet takes to show a changed ConfigMap to the GPU Operator's pods (default 90)")
+      ->check(CLI::Range(0, 3600));
+  cmd->add_flag("-q,--quiet", a.plan.quiet, "No progress on stderr");
+  return cmd;
+}
+
+int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
+  auto progress = [&](const std::string& line) {
+    if (!a.plan.quiet) err << line << "\n";
+  };
+  std::optional<policy::Mode> mode_override;
+  if (!a.mode.empty()) {
+    mode_override = ParseMode(a.mode);
+    if (!mode_override) {
+      err << "error: --mode: \"" << a.mode << "\" is not Proposal, Approve or Auto\n";
+      return 2;
+    }
+  }
+  std::optional<std::chrono::sys_seconds> fixed_now;
+  if (!a.now.empty()) {
+    fixed_now = apply::ParseTime(a.now);
+    if (!fixed_now) {
+      err << "error: --now: \"" << a.now << "\" is not an RFC 3339 time like 2026-12-05T03:00:00Z\n";
+      return 2;
+    }
+  }
+  PlanArgs pa = a.plan;
+  pa.from_cluster = true;
+  pa.cluster_file.clear();
+  int code = 0;
+  Result<PlannedCluster> planned = BuildPlans(pa, progress, &code);
+  if (!planned.ok()) {
+    err << "error: " << planned.status().message() << "\n";
+    return code;
+  }
+  Result<std::unique_ptr<kube::KubeClient>> client = Connect(pa.kubeconfig, pa.context);
+  if (!client.ok()) {
+    err << "error: " << client.status().message() << "\n";
+    return 1;
+  }
+  std::unique_ptr<audit::AuditStore> store;
+  if (!a.dry_run) {
+    Result<std::unique_ptr<audit::AuditStore>> s = OpenStoreFor(a.audit_db, **client, true);
+    if (!s.ok()) {
+      err << "error: " << s.status().message() << "\n";
+      return 1;
+    }
+    store = std::move(s.value());
+  }
+  const auto started_wall = SysClock::now();
+  const auto started = std::chrono::steady_clock::now();
+  auto now_fn = [&]() -> std::chrono::sys_seconds {
+    const auto base = fixed_now ? *fixed_now : std::chrono::floor<std::chrono::seconds>(started_wall);
+    return base + std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started);
+  };
+  apply::RealClock clock;
+  std::vector<apply::ApplyReport> reports;
+  bool resume_failed = false, resume_rolled_back = false;
+  for (size_t i = 0; i < planned->plans.size(); ++i) {
+    const plan::Plan& plan = planned->plans[i];
+    const policy::GpuPolicy& policy = planned->policies[i];
+    const policy::Mode mode = mode_override.value_or(policy.mode);
+    const bool writes = !a.dry_run && mode != policy::Mode::kProposal;
+    apply::LeaseOptions lo;
+    lo.namespace_ = a.lease_namespace;
+    lo.policy = policy.name;
+    apply::PolicyLease lease(**client, lo);
+    if (writes) {
+      Status held = lease.Acquire();
+      if (!held.ok()) {
+        apply::ApplyReport r;
+        r.policy = policy.name;
+        r.error = held.message();
+        progress("policy " + policy.name + ": " + held.message());
+        reports.push_back(std::move(r));
+        continue;
+      }
+      progress("policy " + policy.name + ": holding Lease " + lease.Describe());
+    }
+    apply::StepOptions so;
+    so.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
+    so.patch_gitops_owners = policy.patch_gitops_owners;
+    std::optional<apply::StepContext> ctx;  // only when the run may write (the store is open)
+    if (store) ctx.emplace(**client, *store, clock, ArtifactsOf(plan, planned->cluster, pa), so, policy.name, progress);
+    if (writes) {
+      for (const apply::StepOutcome& o : apply::ResumeOrRollback(*ctx)) {
+        progress("change " + o.change_id + " left half way by an earlier run: " + apply::OutcomeName(o.kind) +
+                 (o.cause.empty() ? "" : ": " + o.cause));
+        if (o.kind == apply::OutcomeKind::kRollbackFailed) resume_failed = true;
+        if (o.kind == apply::OutcomeKind::kRolledBack) resume_rolled_back = true;
+      }
+    }
+    apply::ApplyOptions ao;
+    ao.mode = mode;
+    ao.now = now_fn;
+    ao.dry_run = a.dry_run;
+    ao.progress = progress;
+    if (writes) ao.renew_lease = [&lease] { return lease.Renew(); };
+    auto run_step = [&](const plan::ScheduleStep& step) {
+      apply::StepContext step_ctx = *ctx;  // REQUIRES: writes (ApplyPlan runs no step otherwise)
+      if (policy.window) {
+        const auto now = now_fn();
+        const auto close = policy.window->CloseOf(now);
+        if (close != std::chrono::sys_seconds::max()) {
+          step_ctx.options.hard_deadline = SysClock::now() + (close - now);
+        }
+      }
+      apply::StepOutcome o = apply::RunStep(step_ctx, step);
+      for (const auto& p : o.gitops_patches) progress("GitOps-managed, not patched; commit this to its repository: " + p);
+      return ToResult(o);
+    };
+    reports.push_back(apply::ApplyPlan(plan, policy, store.get(), ao, run_step));
+    if (writes) {
+      Status released = lease.Release();
+      if (!released.ok()) progress("warning: " + released.message());
+    }
+  }
+  int exit_code = apply::ApplyExitCode(reports);
+  if (resume_failed) {
+    exit_code = 5;
+  } else if (resume_rolled_back && exit_code != 5) {
+    exit_code = 4;
+  }
+  out << (a.output == "json" ? RenderApplyJson(reports, exit_code) : RenderApplyTable(reports));
+  return exit_code;
+}
+
+CLI::App* AddRevertCommand(CLI::App& app, RevertArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "revert",
+      "Undo a done change: restore exactly the fields it set (MIG config and device-plugin labels, owners' GPU "
+      "requests, tolerations and node affinity) through the same safe sequence as apply, after checking that "
+      "nothing else changed those fields since and that the whole GPUs the workloads need exist.");
+  cmd->footer("Exit codes: 0 reverted; 4 refused (nothing changed) or failed and rolled back; 5 the rollback failed "
+              "(nodes left cordoned and tainted); 1 other errors.");
+  cmd->add_option("ID", a.id, "Change id, as listed by kubeon-gpu changes")->required();
+  cmd->add_option("--kubeconfig", a.kubeconfig, "kubeconfig file");
+  cmd->add_option("--context", a.context, "kubeconfig context");
+  cmd->add_option("--audit-db", a.audit_db, "Audit log (default: $XDG_STATE_HOME/kubeon/audit.db)");
+  cmd->add_option("--lease-namespace", a.lease_namespace, "Namespace of the policy Leases (default kube-system)");
+  cmd->add_option("--configmap-sync-seconds", a.configmap_sync_seconds,
+                  "How long the kubelet takes to show a changed ConfigMap (default 90)")
+      ->check(CLI::Range(0, 3600));
+  cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  return cmd;
+}
+
+int RunRevert(const RevertArgs& a, std::ostream& out, std::ostream& err) {
+  auto progress = [&](const std::string& line) {
+    if (!a.quiet) err << line << "\n";
+  };
+  Result<std::unique_ptr<kube::KubeClient>> client = Connect(a.kubeconfig, a.context);
+  if (!client.ok()) {
+    err << "error: " << client.status().message() << "\n";
+    return 1;
+  }
+  Result<std::unique_ptr<audit::AuditStore>> store = OpenStoreFor(a.audit_db, **client, false);
+  if (!store.ok()) {
+    err << "error: " << store.status().message() << "\n";
+    return 1;
+  }
+  Result<std::optional<audit::ChangeRecord>> record = (*store)->GetChange(a.id);
+  if (!record.ok()) {
+    err << "error: " << record.status().message() << "\n";
+    return 1;
+  }
+  if (!record->has_value()) {
+    err << "error: no change " << a.id << " in the audit log (kubeon-gpu changes lists them)\n";
+    return 1;
+  }
+  const audit::ChangeRecord& r = **record;
+  if (r.state != audit::ChangeState::kDone) {
+    err << "error: change " << a.id << " is " << audit::ChangeStateName(r.state)
+        << "; only a done change can be reverted\n";
+    return 1;
+  }
+  apply::LeaseOptions lo;
+  lo.namespace_ = a.lease_namespace;
+  lo.policy = r.policy;
+  apply::PolicyLease lease(**client, lo);
+  if (Status held = lease.Acquire(); !held.ok()) {
+    err << "error: " << held.message() << "\n";
+    return 1;
+  }
+  apply::RealClock clock;
+  apply::StepOptions so;
+  so.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
+  apply::StepContext ctx{**client, **store, clock, apply::StepArtifacts{}, so, r.policy, progress};
+  apply::StepOutcome o = apply::RevertChange(ctx, a.id);
+  Status released = lease.Release();
+  if (!released.ok()) progress("warning: " + released.message());
+  switch (o.kind) {
+    case apply::OutcomeKind::kDone:
+      out << "change " << a.id << " reverted\n";
+      return 0;
+    case apply::OutcomeKind::kRolledBack:
+      err << "error: revert of " << a.id << " not done: " << o.cause << "\n";
+      return 4;
+    case apply::OutcomeKind::kRollbackFailed:
+    case apply::OutcomeKind::kCrashed:
+      err << "error: revert of " << a.id << " failed and so did its rollback: " << o.cause
+          << "; the nodes stay cordoned and tainted (gpu.kubeon.io/step)\n";
+      return 5;
+  }
+  return 1;
+}
+
+}  // namespace kubeon::cli

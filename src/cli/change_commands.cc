@@ -1,0 +1,479 @@
+// See change_commands.h.
+#include "cli/change_commands.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apply/rfc3339.h"
+#include "audit/audit_store.h"
+#include "audit/sqlite_store.h"
+#include "cli/plan_command.h"
+#include "cli/report.h"
+#include "kube/identity.h"
+#include "kube/snapshot.h"
+
+namespace kubeon::cli {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::system_clock;
+
+Result<std::string> ResolveDb(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  return audit::DefaultAuditDbPath();
+}
+
+// Opens an existing log; nullptr (and OK) when the file does not exist and
+// `missing_ok`.
+Result<std::unique_ptr<audit::AuditStore>> OpenLog(const std::string& path, bool missing_ok) {
+  std::error_code ec;
+  if (missing_ok && !std::filesystem::exists(path, ec) && !ec) return std::unique_ptr<audit::AuditStore>();
+  audit::SqliteAuditStore::Options o;
+  o.create_if_missing = false;
+  return audit::SqliteAuditStore::Open(path, o);
+}
+
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+// Tolerant readers of the step JSON (a ScheduleStep, plan/schedule_json.h).
+std::string Str(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+int64_t Int(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<int64_t>() : 0;
+}
+double Num(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+const json& Arr(const json& j, const char* key) {
+  static const json kEmpty = json::array();
+  return j.is_object() && j.contains(key) && j[key].is_array() ? j[key] : kEmpty;
+}
+const json& Obj(const json& j, const char* key) {
+  static const json kEmpty = json::object();
+  return j.is_object() && j.contains(key) && j[key].is_object() ? j[key] : kEmpty;
+}
+std::string Join(const json& strings, const std::string& sep) {
+  std::string out;
+  for (const auto& s : strings) {
+    if (!s.is_string()) continue;
+    out += (out.empty() ? "" : sep) + s.get<std::string>();
+  }
+  return out;
+}
+
+json ParseStep(const std::string& text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : json(nullptr);
+}
+
+// True when the RFC 3339 time `t` is not after `now`; false when it is unset
+// or unreadable.
+bool Passed(const std::string& t, Clock::time_point now) {
+  const auto when = apply::ParseTimePoint(t);
+  return when && *when <= now;
+}
+
+std::string FormatRfc3339(Clock::time_point t) { return apply::FormatTime(std::chrono::floor<std::chrono::seconds>(t)); }
+
+std::string ClusterLine(const std::optional<audit::ClusterIdentity>& c) {
+  if (!c) return "no cluster recorded yet";
+  return "cluster " + c->server + " (kube-system uid " + c->kube_system_uid + ")";
+}
+
+json ClusterJson(const std::optional<audit::ClusterIdentity>& c) {
+  if (!c) return nullptr;
+  return {{"server", c->server}, {"kube_system_uid", c->kube_system_uid}};
+}
+
+json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now) {
+  json approval = nullptr;
+  if (!r.approved_by.empty()) {
+    approval = {{"by", r.approved_by},
+                {"at", r.approved_at},
+                {"expires_at", r.approval_expires_at},
+                {"expired", Passed(r.approval_expires_at, now)},
+                {"hash", r.approved_hash},
+                {"matches_step", r.approved_hash == r.content_hash}};
+  }
+  return {{"id", r.id},
+          {"policy", r.policy},
+          {"state", std::string(audit::ChangeStateName(r.state))},
+          {"content_hash", r.content_hash},
+          {"revision", r.revision},
+          {"created_at", r.created_at},
+          {"updated_at", r.updated_at},
+          {"approval", approval},
+          {"rejected_by", r.rejected_by.empty() ? json(nullptr) : json(r.rejected_by)},
+          {"reason", r.reason},
+          {"step", ParseStep(r.step_json)}};
+}
+
+std::string Decision(const audit::ChangeRecord& r, Clock::time_point now) {
+  if (!r.rejected_by.empty()) return "rejected by " + r.rejected_by;
+  if (r.approved_by.empty()) return "-";
+  std::string s = "approved by " + r.approved_by;
+  if (r.approved_hash != r.content_hash) return s + " (earlier version)";
+  return s + (Passed(r.approval_expires_at, now) ? ", expired " : " until ") + r.approval_expires_at;
+}
+
+std::string OwnerLine(const json& o) {
+  const json& ref = Obj(o, "owner");
+  std::ostringstream s;
+  s << Str(ref, "namespace") << "/" << Str(ref, "name") << " (" << Str(ref, "kind") << ", " << Int(o, "replicas")
+    << (Int(o, "replicas") == 1 ? " replica" : " replicas") << "): " << Str(o, "from_resource") << " x"
+    << Int(o, "from_per_pod") << " → " << Str(o, "to_resource") << " x" << Int(o, "to_per_pod");
+  if (!Str(o, "strategy").empty()) s << ", " << Str(o, "strategy");
+  if (!Str(o, "pdb").empty()) {
+    s << ", PDB " << Str(o, "pdb") << (o.value("pdb_ok", true) ? "" : " (rollout exceeds its allowance)");
+  }
+  if (!Str(o, "gitops").empty()) s << ", managed by " << Str(o, "gitops");
+  return s.str();
+}
+
+void RenderChangeDetail(const audit::ChangeRecord& r, Clock::time_point now, std::ostringstream& out) {
+  const json step = ParseStep(r.step_json);
+  out << "Change " << r.id << ": " << audit::ChangeStateName(r.state) << " (policy " << r.policy;
+  if (step.is_object()) {
+    if (Int(step, "index") > 0) out << ", step " << Int(step, "index");
+    if (!Str(step, "gpu_model").empty()) out << ", " << Str(step, "gpu_model");
+    if (!Str(step, "method").empty()) out << ", " << Str(step, "method");
+  }
+  out << ")\n";
+  auto line = [&](const std::string& label, const std::string& text) {
+    out << "  " << label << ":" << std::string(label.size() < 10 ? 10 - label.size() : 1, ' ') << text << "\n";
+  };
+  if (!step.is_object()) {
+    line("step", "unreadable step JSON in the log");
+  } else {
+    line("nodes", Arr(step, "nodes").empty() ? "-" : Join(Arr(step, "nodes"), ", "));
+    const json& before = Obj(step, "layout_before");
+    const json& after = Obj(step, "layout_after");
+    for (const auto& n : Arr(step, "nodes")) {
+      if (!n.is_string()) continue;
+      const std::string node = n.get<std::string>();
+      line("layout", node + ": " + (before.contains(node) ? Str(before, node.c_str()) : "?") + " → " +
+                         (after.contains(node) ? Str(after, node.c_str()) : "?"));
+    }
+    for (const auto& o : Arr(step, "owners")) line("moves", OwnerLine(o));
+    for (const auto& e : Arr(step, "evictions")) {
+      const std::string where = Str(e, "runs_meanwhile");
+      line("evicts", Str(e, "pod") + " (" + Str(e, "owner") + "), " +
+                         (where.empty() ? "waits Pending meanwhile" : "runs meanwhile on " + where));
+    }
+    for (const auto& d : Arr(step, "disrupted")) {
+      line("disrupts", Str(d, "pod") + " (" + Str(d, "owner") + "): " + Str(d, "why"));
+    }
+    std::string frees = std::to_string(Int(step, "gpus_freed")) + " GPUs, " + Money(Num(step, "monthly_savings_usd")) +
+                        "/month";
+    if (!Arr(step, "nodes_freed").empty()) frees += " (nodes freed: " + Join(Arr(step, "nodes_freed"), ", ") + ")";
+    line("frees", frees);
+    if (!Str(step, "isolation").empty()) line("isolation", Str(step, "isolation"));
+    for (const auto& f : Arr(step, "flags")) {
+      if (f.is_string()) line("flag", f.get<std::string>());
+    }
+  }
+  if (!r.approved_by.empty()) {
+    std::string a = "by " + r.approved_by + " at " + r.approved_at + ", " +
+                    (Passed(r.approval_expires_at, now) ? "expired " : "expires ") + r.approval_expires_at;
+    if (r.approved_hash != r.content_hash) a += "; for an earlier version of the step (hash " + r.approved_hash + ")";
+    line("approved", a);
+  }
+  if (!r.rejected_by.empty()) line("rejected", "by " + r.rejected_by + (r.reason.empty() ? "" : ": " + r.reason));
+  if (r.rejected_by.empty() && !r.reason.empty()) line("reason", r.reason);
+}
+
+std::string RenderChangesTable(const std::string& path, const std::optional<audit::ClusterIdentity>& cluster,
+                               const std::vector<audit::ChangeRecord>& changes, Clock::time_point now) {
+  std::ostringstream out;
+  out << "Audit log " << path << ", " << ClusterLine(cluster) << "\n\n";
+  if (changes.empty()) {
+    out << "No changes recorded.\n";
+    return out.str();
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"ID", "POLICY", "STATE", "NODES", "GPUS FREED", "SAVED/MONTH", "DISRUPTS", "FLAGS", "DECISION"}};
+  for (const auto& r : changes) {
+    const json step = ParseStep(r.step_json);
+    rows.push_back({r.id, r.policy, std::string(audit::ChangeStateName(r.state)),
+                    Arr(step, "nodes").empty() ? "-" : Join(Arr(step, "nodes"), ","),
+                    std::to_string(Int(step, "gpus_freed")), Money(Num(step, "monthly_savings_usd")),
+                    std::to_string(Arr(step, "disrupted").size()), std::to_string(Arr(step, "flags").size()),
+                    Decision(r, now)});
+  }
+  out << Table(rows);
+  for (const auto& r : changes) {
+    out << "\n";
+    RenderChangeDetail(r, now, out);
+  }
+  return out.str();
+}
+
+bool ValidOutput(const std::string& o, std::ostream& err, const char* cmd) {
+  if (o == "table" || o == "json") return true;
+  err << "kubeon-gpu " << cmd << ": -o: \"" << o << "\" is not table or json\n";
+  return false;
+}
+
+// --audit-db, which every command of this file takes.
+void AddAuditDbFlag(CLI::App* cmd, std::string& audit_db) {
+  cmd->add_option("--audit-db", audit_db,
+                  "The audit log (SQLite) (default: $XDG_STATE_HOME/kubeon/audit.db, else "
+                  "$HOME/.local/state/kubeon/audit.db)");
+}
+
+// The ID argument and the flags approve and reject share.
+void AddDecideFlags(CLI::App* cmd, DecideArgs& a) {
+  cmd->add_option("ID", a.id, "Change id (`kubeon-gpu changes` lists them)")->required();
+  cmd->add_option("--kubeconfig", a.kubeconfig,
+                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
+  cmd->add_option("--context", a.context, "kubeconfig context (default: current-context)");
+  AddAuditDbFlag(cmd, a.audit_db);
+}
+
+int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& err) {
+  const char* cmd = approve ? "approve" : "reject";
+  auto fail = [&](const std::string& message) {
+    err << "kubeon-gpu " << cmd << ": " << OneLine(message) << "\n";
+    return 1;
+  };
+  double ttl_hours = 0;
+  if (approve && (!ParseDurationHours(a.ttl, &ttl_hours) || ttl_hours <= 0)) {
+    err << "kubeon-gpu approve: --ttl: \"" << a.ttl << "\" is not a positive duration like 24h, 90m or 3d\n";
+    return 2;
+  }
+  const Clock::time_point now = a.now.value_or(Clock::now());
+  auto path = ResolveDb(a.audit_db);
+  if (!path.ok()) return fail(path.status().message());
+  auto store = OpenLog(*path, /*missing_ok=*/false);
+  if (!store.ok()) return fail(store.status().message());
+  auto found = (*store)->GetChange(a.id);
+  if (!found.ok()) return fail(found.status().message());
+  if (!found->has_value()) {
+    return fail("no change " + a.id + " in audit db " + *path + " (`kubeon-gpu changes` lists them)");
+  }
+  audit::ChangeRecord r = **found;
+  const std::string state(audit::ChangeStateName(r.state));
+  if (r.state == audit::ChangeState::kExpired) {
+    return fail("change " + r.id + " has expired" + (r.reason.empty() ? "" : " (" + r.reason + ")") +
+                ": run `kubeon-gpu apply` to propose it again, then decide on the new proposal");
+  }
+  if (r.state != audit::ChangeState::kProposed && r.state != audit::ChangeState::kApproved) {
+    return fail("change " + r.id + " is " + state + "; only a proposed or approved change can be " +
+                (approve ? "approved" : "rejected"));
+  }
+
+  kube::SnapshotOptions connect;
+  connect.kubeconfig = a.kubeconfig;
+  connect.context = a.context;
+  auto client = kube::ConnectWithOptions(connect);
+  if (!client.ok()) return fail(client.status().message());
+  auto cluster_id = kube::ClusterIdOf(**client);
+  if (!cluster_id.ok()) return fail(cluster_id.status().message());
+  auto who = kube::WhoAmI(**client);
+  if (!who.ok()) return fail(who.status().message());
+  Status bound = (*store)->BindCluster({cluster_id->server, cluster_id->kube_system_uid});
+  if (!bound.ok()) return fail(bound.message());
+
+  const std::string at = FormatRfc3339(now);
+  r.updated_at = at;
+  json data = {{"user", who->username}, {"groups", who->groups}, {"previous_state", state}};
+  std::string detail;
+  if (approve) {
+    const auto ttl = std::chrono::seconds(static_cast<int64_t>(ttl_hours * 3600.0 + 0.5));
+    r.state = audit::ChangeState::kApproved;
+    r.approved_by = who->username;
+    r.approved_at = at;
+    r.approval_expires_at = FormatRfc3339(now + ttl);
+    r.approved_hash = r.content_hash;
+    r.rejected_by.clear();
+    r.reason.clear();
+    data["expires_at"] = r.approval_expires_at;
+    data["approved_hash"] = r.approved_hash;
+    detail = "approved by " + r.approved_by + " until " + r.approval_expires_at + " (step hash " +
+             r.content_hash.substr(0, 16) + ")";
+  } else {
+    r.state = audit::ChangeState::kRejected;
+    r.rejected_by = who->username;
+    r.reason = a.reason;
+    r.approved_by.clear();
+    r.approved_at.clear();
+    r.approval_expires_at.clear();
+    r.approved_hash.clear();
+    data["reason"] = a.reason;
+    detail = "rejected by " + r.rejected_by + (a.reason.empty() ? "" : ": " + a.reason);
+  }
+  Status put = (*store)->PutChange(r, r.revision);
+  if (!put.ok()) return fail(put.message());
+  audit::LogEntry e;
+  e.time = at;
+  e.change_id = r.id;
+  e.action = cmd;
+  e.outcome = "ok";
+  e.detail = detail;
+  e.data_json = data.dump();
+  auto seq = (*store)->Append(e);
+  if (!seq.ok()) return fail(seq.status().message());
+  out << "change " << r.id << " (policy " << r.policy << ") " << detail << "\n";
+  if (approve) {
+    const json step = ParseStep(r.step_json);
+    for (const auto& f : Arr(step, "flags")) {
+      if (f.is_string()) err << "note: change " << r.id << " is flagged: " << f.get<std::string>() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+CLI::App* AddChangesCommand(CLI::App& app, ChangesArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "changes",
+      "List every change (one step of a plan) recorded in the audit log: its state (proposed, approved, rejected, "
+      "expired, running, done, failed, rolled-back, reverted), nodes, layout before → after, owners moved, pods "
+      "evicted and disrupted, GPUs and $/month freed, isolation, flags that keep Auto from taking it, who approved it "
+      "and until when, or who rejected it and why. Reads only the log; never contacts the cluster.");
+  AddAuditDbFlag(cmd, a.audit_db);
+  cmd->add_option("-o,--output", a.output, "table (default) or json");
+  return cmd;
+}
+
+CLI::App* AddAuditCommand(CLI::App& app, AuditArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "audit",
+      "Print the step log: every action the executor and the reviewers took (cordon, evict, label, patch-owner, "
+      "rollback, approve, reject, ...) with its time, change, outcome and detail, oldest first. Reads only the log.");
+  AddAuditDbFlag(cmd, a.audit_db);
+  cmd->add_option("-o,--output", a.output, "table (default) or json");
+  cmd->add_option("--change", a.change_id, "Only the entries of this change id");
+  return cmd;
+}
+
+CLI::App* AddApproveCommand(CLI::App& app, DecideArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "approve",
+      "Approve a proposed change (or refresh an approval). The approver recorded is the identity the API server "
+      "reports for the kubeconfig's credentials (SelfSubjectReview), not a name you type. The approval is for the "
+      "step's content hash (nodes, layouts, owners, replica counts): it lapses when the next plan's step differs or "
+      "after --ttl. Refuses a log that belongs to another cluster (API server URL and kube-system namespace uid), an "
+      "unknown id, and a change that is not proposed or approved; then nothing is written. Exit 0 approved, 1 "
+      "refused or failed, 2 usage.");
+  AddDecideFlags(cmd, a);
+  cmd->add_option("--ttl", a.ttl, "How long the approval holds, e.g. 24h, 90m, 3d (default 24h)");
+  return cmd;
+}
+
+CLI::App* AddRejectCommand(CLI::App& app, DecideArgs& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "reject",
+      "Reject a proposed change, or withdraw an approval: the executor will not take it. The reviewer recorded is "
+      "the identity the API server reports for the kubeconfig's credentials (SelfSubjectReview). Refuses a log that "
+      "belongs to another cluster, an unknown id, and a change that is not proposed or approved; then nothing is "
+      "written. Exit 0 rejected, 1 refused or failed, 2 usage.");
+  AddDecideFlags(cmd, a);
+  cmd->add_option("--reason", a.reason, "Why, recorded with the rejection");
+  return cmd;
+}
+
+int RunChanges(const ChangesArgs& a, std::ostream& out, std::ostream& err) {
+  if (!ValidOutput(a.output, err, "changes")) return 2;
+  auto fail = [&](const Status& s) {
+    err << "kubeon-gpu changes: " << OneLine(s.message()) << "\n";
+    return 1;
+  };
+  auto path = ResolveDb(a.audit_db);
+  if (!path.ok()) return fail(path.status());
+  auto store = OpenLog(*path, /*missing_ok=*/true);
+  if (!store.ok()) return fail(store.status());
+  std::optional<audit::ClusterIdentity> cluster;
+  std::vector<audit::ChangeRecord> changes;
+  if (*store) {
+    auto c = (*store)->Cluster();
+    if (!c.ok()) return fail(c.status());
+    cluster = *c;
+    auto list = (*store)->ListChanges();
+    if (!list.ok()) return fail(list.status());
+    changes = std::move(*list);
+  }
+  const Clock::time_point now = a.now.value_or(Clock::now());
+  if (a.output == "json") {
+    json all = json::array();
+    for (const auto& r : changes) all.push_back(ChangeJson(r, now));
+    out << json{{"audit_db", *path}, {"cluster", ClusterJson(cluster)}, {"changes", all}}.dump(2) << "\n";
+  } else {
+    out << RenderChangesTable(*path, cluster, changes, now);
+  }
+  return 0;
+}
+
+int RunAudit(const AuditArgs& a, std::ostream& out, std::ostream& err) {
+  if (!ValidOutput(a.output, err, "audit")) return 2;
+  auto fail = [&](const std::string& message) {
+    err << "kubeon-gpu audit: " << OneLine(message) << "\n";
+    return 1;
+  };
+  auto path = ResolveDb(a.audit_db);
+  if (!path.ok()) return fail(path.status().message());
+  auto store = OpenLog(*path, /*missing_ok=*/a.change_id.empty());
+  if (!store.ok()) return fail(store.status().message());
+  std::optional<audit::ClusterIdentity> cluster;
+  std::vector<audit::LogEntry> entries;
+  if (*store) {
+    auto c = (*store)->Cluster();
+    if (!c.ok()) return fail(c.status().message());
+    cluster = *c;
+    auto log = (*store)->Log(a.change_id);
+    if (!log.ok()) return fail(log.status().message());
+    entries = std::move(*log);
+    if (!a.change_id.empty() && entries.empty()) {
+      auto found = (*store)->GetChange(a.change_id);
+      if (!found.ok()) return fail(found.status().message());
+      if (!found->has_value()) {
+        return fail("no change " + a.change_id + " in audit db " + *path + " (`kubeon-gpu changes` lists them)");
+      }
+    }
+  }
+  if (a.output == "json") {
+    json all = json::array();
+    for (const auto& e : entries) {
+      json data = json::parse(e.data_json, nullptr, /*allow_exceptions=*/false);
+      if (data.is_discarded()) data = e.data_json;
+      all.push_back({{"seq", e.seq},
+                     {"time", e.time},
+                     {"change", e.change_id},
+                     {"action", e.action},
+                     {"outcome", e.outcome},
+                     {"detail", e.detail},
+                     {"data", data}});
+    }
+    out << json{{"audit_db", *path}, {"cluster", ClusterJson(cluster)}, {"entries", all}}.dump(2) << "\n";
+    return 0;
+  }
+  out << "Audit log " << *path << ", " << ClusterLine(cluster) << "\n\n";
+  if (entries.empty()) {
+    out << "No entries.\n";
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows = {{"SEQ", "TIME", "CHANGE", "ACTION", "OUTCOME", "DETAIL"}};
+  for (const auto& e : entries) {
+    rows.push_back({std::to_string(e.seq), e.time, e.change_id.empty() ? "-" : e.change_id, e.action, e.outcome,
+                    OneLine(e.detail)});
+  }
+  out << Table(rows);
+  return 0;
+}
+
+int RunApprove(const DecideArgs& a, std::ostream& out, std::ostream& err) { return Decide(a, true, out, err); }
+int RunReject(const DecideArgs& a, std::ostream& out, std::ostream& err) { return Decide(a, false, out, err); }
+
+}  // namespace kubeon::cli

@@ -1,0 +1,514 @@
+// Tests of `changes`, `audit`, `approve` and `reject` (change_commands.h)
+// against a temporary SQLite audit log and, for approve/reject, an
+// in-process HTTPS API server (kube/test_server.h) that answers
+// SelfSubjectReview with the user of each bearer token and serves the
+// kube-system namespace: what the commands print, what they record, and
+// that every refusal is one line, exit 1, with the log unchanged.
+#include "cli/change_commands.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "audit/sqlite_store.h"
+#include "kube/test_server.h"
+
+namespace kubeon::cli {
+namespace {
+
+using json = nlohmann::json;
+using kube::testing::TempDir;
+using kube::testing::TestPki;
+using kube::testing::TestServer;
+using Clock = std::chrono::system_clock;
+
+// 2026-12-03T10:00:00Z
+const Clock::time_point kNow = Clock::from_time_t(1796292000);
+
+json StepJson(const std::string& id, int index) {
+  return {{"index", index},
+          {"id", id},
+          {"content_hash", id + "00112233445566778899aabbccddeeff00112233445566778899aabbcc"},
+          {"gpu_model", "NVIDIA-A100-SXM4-40GB"},
+          {"method", "mig"},
+          {"nodes", {"gpu-a"}},
+          {"labels_after", {{"gpu-a", {{"nvidia.com/mig.config", "kubeon-0123456789"}}}}},
+          {"layout_before", {{"gpu-a", "8 whole GPUs (MIG off)"}}},
+          {"layout_after", {{"gpu-a", "GPU0-3: 7x1g.5gb; GPU4-7: whole"}}},
+          {"evictions",
+           {{{"pod", "ml/embed-1"},
+             {"owner", "Deployment/embed"},
+             {"resource", "nvidia.com/gpu"},
+             {"count", 1},
+             {"runs_meanwhile", "gpu-b"}}}},
+          {"owners",
+           {{{"owner", {{"namespace", "ml"}, {"kind", "Deployment"}, {"name", "embed"}}},
+             {"replicas", 3},
+             {"from_resource", "nvidia.com/gpu"},
+             {"from_per_pod", 1},
+             {"to_resource", "nvidia.com/mig-1g.5gb"},
+             {"to_per_pod", 1},
+             {"strategy", "RollingUpdate"},
+             {"pdb", "ml/embed-pdb"},
+             {"pdb_ok", true}}}},
+          {"disrupted", {{{"pod", "ml/train-0"}, {"owner", "StatefulSet/train"}, {"why", "GPU reset; comes back"}}}},
+          {"needs", json::array()},
+          {"nodes_freed", {"gpu-c"}},
+          {"gpus_freed", 2},
+          {"monthly_savings_usd", 4380.5},
+          {"isolation", "MIG: separate memory and compute per slice"},
+          {"flags", json::array()},
+          {"estimated_seconds", 600}};
+}
+
+audit::ChangeRecord Change(const std::string& id, int index, audit::ChangeState state) {
+  audit::ChangeRecord r;
+  r.id = id;
+  r.policy = "gpu-sharing";
+  const json step = StepJson(id, index);
+  r.content_hash = step["content_hash"];
+  r.step_json = step.dump();
+  r.state = state;
+  r.created_at = "2026-12-03T09:00:00Z";
+  r.updated_at = r.created_at;
+  return r;
+}
+
+// The store's whole content, for "nothing changed" checks.
+std::string Dump(const std::string& path) {
+  auto store = audit::SqliteAuditStore::Open(path);
+  if (!store.ok()) return "error: " + store.status().message();
+  std::ostringstream out;
+  auto c = (*store)->Cluster();
+  if (c.ok() && c->has_value()) out << (*c)->server << " " << (*c)->kube_system_uid << "\n";
+  auto changes = (*store)->ListChanges();
+  auto log = (*store)->Log("");
+  if (!changes.ok() || !log.ok()) return "error reading";
+  for (const auto& r : changes.value()) {
+    out << r.id << " " << audit::ChangeStateName(r.state) << " " << r.revision << " " << r.approved_by << " "
+        << r.approval_expires_at << " " << r.rejected_by << " " << r.reason << "\n";
+  }
+  for (const auto& e : log.value()) out << e.seq << " " << e.action << " " << e.detail << "\n";
+  return out.str();
+}
+
+class ChangeCommandsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    pki_ = kube::testing::SharedTestPki();
+    ASSERT_TRUE(pki_) << "openssl: cannot create the test PKI";
+  }
+
+  void SetUp() override {
+    db_ = dir_.File("state/audit.db");
+    auto store = audit::SqliteAuditStore::Open(db_);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(store).value();
+  }
+
+  // Starts the API server; users maps bearer token -> username.
+  void StartServer(std::map<std::string, std::string> users) {
+    server_ = std::make_unique<TestServer>(*pki_);
+    server_->http().Post("/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                         [this, users](const httplib::Request& req, httplib::Response& res) {
+                           const std::string auth = req.get_header_value("Authorization");
+                           std::lock_guard<std::mutex> lock(mu_);
+                           if (forbid_review_) {
+                             res.status = 403;
+                             res.set_content(json{{"kind", "Status"}, {"code", 403}, {"reason", "Forbidden"},
+                                                  {"message", "denied by policy"}}
+                                                 .dump(),
+                                             "application/json");
+                             return;
+                           }
+                           auto it = users.find(auth.rfind("Bearer ", 0) == 0 ? auth.substr(7) : "");
+                           if (it == users.end()) {
+                             res.status = 401;
+                             res.set_content(R"({"kind":"Status","code":401,"reason":"Unauthorized"})",
+                                             "application/json");
+                             return;
+                           }
+                           res.status = 201;
+                           res.set_content(json{{"kind", "SelfSubjectReview"},
+                                                {"apiVersion", "authentication.k8s.io/v1"},
+                                                {"status",
+                                                 {{"userInfo",
+                                                   {{"username", it->second},
+                                                    {"groups", {"reviewers", "system:authenticated"}}}}}}}
+                                               .dump(),
+                                           "application/json");
+                         });
+    server_->http().Get("/api/v1/namespaces/kube-system", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      res.set_content(json{{"kind", "Namespace"}, {"metadata", {{"name", "kube-system"}, {"uid", kube_system_uid_}}}}
+                          .dump(),
+                      "application/json");
+    });
+    ASSERT_TRUE(server_->Start());
+  }
+
+  std::string Kubeconfig(const std::string& token) {
+    const std::string path = dir_.File(token + ".kubeconfig");
+    kube::testing::WriteText(path, "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+                                   "clusters:\n- name: k\n  cluster:\n    server: " +
+                                       server_->url() + "\n    certificate-authority-data: " +
+                                       kube::testing::Base64(pki_->ca_pem) +
+                                       "\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\n"
+                                       "users:\n- name: u\n  user:\n    token: " +
+                                       token + "\n");
+    return path;
+  }
+
+  DecideArgs Decide(const std::string& id, const std::string& token) {
+    DecideArgs a;
+    a.id = id;
+    a.kubeconfig = Kubeconfig(token);
+    a.audit_db = db_;
+    a.now = kNow;
+    return a;
+  }
+
+  static const TestPki* pki_;
+  TempDir dir_;
+  std::string db_;
+  std::unique_ptr<audit::AuditStore> store_;
+  std::unique_ptr<TestServer> server_;
+  std::mutex mu_;
+  std::string kube_system_uid_ = "ks-uid-1";
+  bool forbid_review_ = false;
+};
+
+const TestPki* ChangeCommandsTest::pki_ = nullptr;
+
+TEST_F(ChangeCommandsTest, ChangesTableShowsEachStepAndItsDecision) {
+  ASSERT_TRUE(store_->BindCluster({"https://k.example", "ks-uid-1"}).ok());
+  audit::ChangeRecord proposed = Change("aa11bb22", 1, audit::ChangeState::kProposed);
+  audit::ChangeRecord approved = Change("cc33dd44", 2, audit::ChangeState::kApproved);
+  approved.approved_by = "alice";
+  approved.approved_at = "2026-12-03T08:00:00Z";
+  approved.approval_expires_at = "2026-12-04T08:00:00Z";
+  approved.approved_hash = approved.content_hash;
+  audit::ChangeRecord lapsed = Change("ee55ff66", 3, audit::ChangeState::kApproved);
+  lapsed.approved_by = "alice";
+  lapsed.approved_at = "2026-12-02T08:00:00Z";
+  lapsed.approval_expires_at = "2026-12-03T08:00:00Z";
+  lapsed.approved_hash = lapsed.content_hash;
+  audit::ChangeRecord rejected = Change("0a0b0c0d", 4, audit::ChangeState::kRejected);
+  rejected.rejected_by = "bob";
+  rejected.reason = "not during the release";
+  for (const auto& r : {proposed, approved, lapsed, rejected}) ASSERT_TRUE(store_->PutChange(r, 0).ok());
+
+  ChangesArgs a;
+  a.audit_db = db_;
+  a.now = kNow;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunChanges(a, out, err), 0) << err.str();
+  EXPECT_EQ(err.str(), "");
+  const std::string t = out.str();
+  EXPECT_NE(t.find("Audit log " + db_ + ", cluster https://k.example (kube-system uid ks-uid-1)"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("ID        POLICY       STATE     NODES  GPUS FREED  SAVED/MONTH  DISRUPTS  FLAGS  DECISION"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("aa11bb22  gpu-sharing  proposed  gpu-a  2           $4,380.50    1         0      -\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("approved by alice until 2026-12-04T08:00:00Z"), std::string::npos) << t;
+  EXPECT_NE(t.find("approved by alice, expired 2026-12-03T08:00:00Z"), std::string::npos) << t;
+  EXPECT_NE(t.find("rejected by bob"), std::string::npos) << t;
+  EXPECT_NE(t.find("Change aa11bb22: proposed (policy gpu-sharing, step 1, NVIDIA-A100-SXM4-40GB, mig)"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  layout:    gpu-a: 8 whole GPUs (MIG off) → GPU0-3: 7x1g.5gb; GPU4-7: whole\n"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  moves:     ml/embed (Deployment, 3 replicas): nvidia.com/gpu x1 → nvidia.com/mig-1g.5gb x1, "
+                   "RollingUpdate, PDB ml/embed-pdb\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  evicts:    ml/embed-1 (Deployment/embed), runs meanwhile on gpu-b\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  disrupts:  ml/train-0 (StatefulSet/train): GPU reset; comes back\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  frees:     2 GPUs, $4,380.50/month (nodes freed: gpu-c)\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  isolation: MIG: separate memory and compute per slice\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("  rejected:  by bob: not during the release\n"), std::string::npos) << t;
+  // Oldest first.
+  EXPECT_LT(t.find("Change aa11bb22"), t.find("Change cc33dd44"));
+  EXPECT_LT(t.find("Change ee55ff66"), t.find("Change 0a0b0c0d"));
+}
+
+TEST_F(ChangeCommandsTest, ChangesJsonCarriesTheStepAndTheApproval) {
+  audit::ChangeRecord r = Change("cc33dd44", 1, audit::ChangeState::kApproved);
+  r.approved_by = "alice";
+  r.approved_at = "2026-12-03T08:00:00Z";
+  r.approval_expires_at = "2026-12-03T09:59:59Z";
+  r.approved_hash = "an-earlier-hash";
+  ASSERT_TRUE(store_->PutChange(r, 0).ok());
+  ChangesArgs a;
+  a.audit_db = db_;
+  a.output = "json";
+  a.now = kNow;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunChanges(a, out, err), 0) << err.str();
+  const json j = json::parse(out.str());
+  EXPECT_EQ(j["audit_db"], db_);
+  EXPECT_TRUE(j["cluster"].is_null());
+  ASSERT_EQ(j["changes"].size(), 1u);
+  const json& c = j["changes"][0];
+  EXPECT_EQ(c["id"], "cc33dd44");
+  EXPECT_EQ(c["state"], "approved");
+  EXPECT_EQ(c["revision"], 1);
+  EXPECT_EQ(c["approval"]["by"], "alice");
+  EXPECT_EQ(c["approval"]["expired"], true);
+  EXPECT_EQ(c["approval"]["matches_step"], false);
+  EXPECT_TRUE(c["rejected_by"].is_null());
+  EXPECT_EQ(c["step"], StepJson("cc33dd44", 1));
+}
+
+TEST_F(ChangeCommandsTest, ChangesOfALogNotYetWrittenListNothing) {
+  ChangesArgs a;
+  a.audit_db = dir_.File("never/audit.db");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunChanges(a, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("No changes recorded."), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("never")));  // reading creates nothing
+}
+
+TEST_F(ChangeCommandsTest, UnreadableLogIsOneLineAndExit1) {
+  const std::string bad = dir_.File("bad.db");
+  kube::testing::WriteText(bad, "garbage, not SQLite");
+  for (const std::string output : {"table", "json"}) {
+    ChangesArgs a;
+    a.audit_db = bad;
+    a.output = output;
+    std::ostringstream out, err;
+    EXPECT_EQ(RunChanges(a, out, err), 1);
+    EXPECT_EQ(out.str(), "");
+    EXPECT_EQ(err.str(), "kubeon-gpu changes: audit db " + bad + ": cannot read: file is not a database\n");
+  }
+  AuditArgs l;
+  l.audit_db = bad;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunAudit(l, out, err), 1);
+  EXPECT_EQ(err.str(), "kubeon-gpu audit: audit db " + bad + ": cannot read: file is not a database\n");
+  EXPECT_EQ(kube::testing::ReadText(bad), "garbage, not SQLite");
+}
+
+TEST_F(ChangeCommandsTest, AuditPrintsTheLogAndFiltersByChange) {
+  ASSERT_TRUE(store_->PutChange(Change("aa11bb22", 1, audit::ChangeState::kRunning), 0).ok());
+  auto entry = [&](const std::string& change, const std::string& action, const std::string& outcome,
+                   const std::string& detail) {
+    audit::LogEntry e;
+    e.time = "2026-12-03T10:00:0" + std::to_string(store_->Log("")->size()) + "Z";
+    e.change_id = change;
+    e.action = action;
+    e.outcome = outcome;
+    e.detail = detail;
+    e.data_json = R"({"node":"gpu-a"})";
+    ASSERT_TRUE(store_->Append(e).ok());
+  };
+  entry("", "run", "ok", "apply started");
+  entry("aa11bb22", "cordon", "intent", "node gpu-a");
+  entry("aa11bb22", "cordon", "ok", "node gpu-a");
+  entry("ffff0000", "cordon", "ok", "node gpu-z");
+
+  AuditArgs a;
+  a.audit_db = db_;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunAudit(a, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("SEQ  TIME                  CHANGE    ACTION  OUTCOME  DETAIL\n"
+                           "1    2026-12-03T10:00:00Z  -         run     ok       apply started\n"
+                           "2    2026-12-03T10:00:01Z  aa11bb22  cordon  intent   node gpu-a\n"),
+            std::string::npos)
+      << out.str();
+
+  a.change_id = "aa11bb22";
+  a.output = "json";
+  std::ostringstream jout;
+  ASSERT_EQ(RunAudit(a, jout, err), 0) << err.str();
+  const json j = json::parse(jout.str());
+  ASSERT_EQ(j["entries"].size(), 2u);
+  EXPECT_EQ(j["entries"][1]["seq"], 3);
+  EXPECT_EQ(j["entries"][1]["outcome"], "ok");
+  EXPECT_EQ(j["entries"][1]["data"]["node"], "gpu-a");
+
+  a.change_id = "12345678";
+  std::ostringstream none_out, none_err;
+  EXPECT_EQ(RunAudit(a, none_out, none_err), 1);
+  EXPECT_EQ(none_err.str(),
+            "kubeon-gpu audit: no change 12345678 in audit db " + db_ + " (`kubeon-gpu changes` lists them)\n");
+}
+
+TEST_F(ChangeCommandsTest, ApproveRecordsTheServersIdentityAndTheStepHash) {
+  ASSERT_TRUE(store_->PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0).ok());
+  StartServer({{"alice-token", "alice"}});
+  std::ostringstream out, err;
+  ASSERT_EQ(RunApprove(Decide("aa11bb22", "alice-token"), out, err), 0) << err.str();
+  EXPECT_EQ(out.str(),
+            "change aa11bb22 (policy gpu-sharing) approved by alice until 2026-12-04T10:00:00Z (step hash "
+            "aa11bb2200112233)\n");
+  auto r = store_->GetChange("aa11bb22");
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->state, audit::ChangeState::kApproved);
+  EXPECT_EQ((*r)->approved_by, "alice");
+  EXPECT_EQ((*r)->approved_at, "2026-12-03T10:00:00Z");
+  EXPECT_EQ((*r)->approval_expires_at, "2026-12-04T10:00:00Z");
+  EXPECT_EQ((*r)->approved_hash, (*r)->content_hash);
+  EXPECT_EQ((*r)->revision, 2);
+  // The log is bound to the server's cluster and records the decision.
+  auto cluster = store_->Cluster();
+  ASSERT_TRUE(cluster.ok() && cluster->has_value());
+  EXPECT_EQ((*cluster)->server, server_->url());
+  EXPECT_EQ((*cluster)->kube_system_uid, "ks-uid-1");
+  auto log = store_->Log("aa11bb22");
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(log->size(), 1u);
+  EXPECT_EQ((*log)[0].action, "approve");
+  EXPECT_EQ((*log)[0].outcome, "ok");
+  EXPECT_EQ((*log)[0].time, "2026-12-03T10:00:00Z");
+  const json data = json::parse((*log)[0].data_json);
+  EXPECT_EQ(data["user"], "alice");
+  EXPECT_EQ(data["groups"], json({"reviewers", "system:authenticated"}));
+  EXPECT_EQ(data["approved_hash"], (*r)->content_hash);
+}
+
+TEST_F(ChangeCommandsTest, ApprovingAFlaggedStepNamesTheFlags) {
+  audit::ChangeRecord r = Change("aa11bb22", 1, audit::ChangeState::kProposed);
+  json step = json::parse(r.step_json);
+  step["flags"] = {"ml/embed: Recreate rollout exceeds PDB ml/embed-pdb (0 disruptions allowed)"};
+  r.step_json = step.dump();
+  ASSERT_TRUE(store_->PutChange(r, 0).ok());
+  StartServer({{"alice-token", "alice"}});
+  std::ostringstream out, err;
+  ASSERT_EQ(RunApprove(Decide("aa11bb22", "alice-token"), out, err), 0) << err.str();
+  EXPECT_EQ(err.str(),
+            "note: change aa11bb22 is flagged: ml/embed: Recreate rollout exceeds PDB ml/embed-pdb (0 disruptions "
+            "allowed)\n");
+  EXPECT_EQ((*store_->GetChange("aa11bb22"))->state, audit::ChangeState::kApproved);
+}
+
+TEST_F(ChangeCommandsTest, ReapprovalRefreshesAndRejectionWithdrawsIt) {
+  ASSERT_TRUE(store_->PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0).ok());
+  StartServer({{"alice-token", "alice"}, {"bob-token", "bob"}});
+  std::ostringstream out, err;
+  ASSERT_EQ(RunApprove(Decide("aa11bb22", "alice-token"), out, err), 0) << err.str();
+  DecideArgs again = Decide("aa11bb22", "bob-token");
+  again.ttl = "90m";
+  again.now = kNow + std::chrono::hours(1);
+  ASSERT_EQ(RunApprove(again, out, err), 0) << err.str();
+  auto r = store_->GetChange("aa11bb22");
+  EXPECT_EQ((*r)->approved_by, "bob");
+  EXPECT_EQ((*r)->approved_at, "2026-12-03T11:00:00Z");
+  EXPECT_EQ((*r)->approval_expires_at, "2026-12-03T12:30:00Z");
+
+  DecideArgs no = Decide("aa11bb22", "alice-token");
+  no.reason = "freeze week";
+  std::ostringstream rout;
+  ASSERT_EQ(RunReject(no, rout, err), 0) << err.str();
+  EXPECT_EQ(rout.str(), "change aa11bb22 (policy gpu-sharing) rejected by alice: freeze week\n");
+  r = store_->GetChange("aa11bb22");
+  EXPECT_EQ((*r)->state, audit::ChangeState::kRejected);
+  EXPECT_EQ((*r)->rejected_by, "alice");
+  EXPECT_EQ((*r)->reason, "freeze week");
+  EXPECT_EQ((*r)->approved_by, "");
+  EXPECT_EQ((*r)->approved_hash, "");
+  auto log = store_->Log("aa11bb22");
+  ASSERT_EQ(log->size(), 3u);
+  EXPECT_EQ((*log)[0].action, "approve");
+  EXPECT_EQ((*log)[1].detail, "approved by bob until 2026-12-03T12:30:00Z (step hash aa11bb2200112233)");
+  EXPECT_EQ((*log)[2].action, "reject");
+  EXPECT_EQ((*log)[2].detail, "rejected by alice: freeze week");
+
+  // Rejected is final for approve.
+  std::ostringstream fout, ferr;
+  EXPECT_EQ(RunApprove(Decide("aa11bb22", "bob-token"), fout, ferr), 1);
+  EXPECT_EQ(ferr.str(), "kubeon-gpu approve: change aa11bb22 is rejected; only a proposed or approved change can be "
+                        "approved\n");
+}
+
+TEST_F(ChangeCommandsTest, RefusalsAreOneLineAndWriteNothing) {
+  audit::ChangeRecord done = Change("d0d0d0d0", 1, audit::ChangeState::kDone);
+  audit::ChangeRecord expired = Change("e0e0e0e0", 2, audit::ChangeState::kExpired);
+  expired.reason = "the next plan's step differs";
+  audit::ChangeRecord proposed = Change("aa11bb22", 3, audit::ChangeState::kProposed);
+  for (const auto& r : {done, expired, proposed}) ASSERT_TRUE(store_->PutChange(r, 0).ok());
+  StartServer({{"alice-token", "alice"}});
+  ASSERT_TRUE(store_->BindCluster({server_->url(), "ks-uid-1"}).ok());
+  const std::string before = Dump(db_);
+
+  struct Case {
+    std::string id;
+    bool approve;
+    std::string expect;
+  };
+  const Case cases[] = {
+      {"99999999", true, "kubeon-gpu approve: no change 99999999 in audit db " + db_ + " (`kubeon-gpu changes` lists them)\n"},
+      {"99999999", false, "kubeon-gpu reject: no change 99999999 in audit db " + db_ + " (`kubeon-gpu changes` lists them)\n"},
+      {"d0d0d0d0", true, "kubeon-gpu approve: change d0d0d0d0 is done; only a proposed or approved change can be approved\n"},
+      {"d0d0d0d0", false, "kubeon-gpu reject: change d0d0d0d0 is done; only a proposed or approved change can be rejected\n"},
+      {"e0e0e0e0", true, "kubeon-gpu approve: change e0e0e0e0 has expired (the next plan's step differs): run "
+                         "`kubeon-gpu apply` to propose it again, then decide on the new proposal\n"},
+  };
+  for (const Case& c : cases) {
+    std::ostringstream out, err;
+    const DecideArgs a = Decide(c.id, "alice-token");
+    EXPECT_EQ(c.approve ? RunApprove(a, out, err) : RunReject(a, out, err), 1) << c.id;
+    EXPECT_EQ(out.str(), "");
+    EXPECT_EQ(err.str(), c.expect);
+  }
+  // Unknown credentials: the API server's 401 is the error.
+  {
+    std::ostringstream out, err;
+    EXPECT_EQ(RunApprove(Decide("aa11bb22", "mallory-token"), out, err), 1);
+    EXPECT_EQ(err.str().rfind("kubeon-gpu approve: who am I: unauthorized", 0), 0u) << err.str();
+    EXPECT_EQ(err.str().find("mallory-token"), std::string::npos);
+  }
+  // SelfSubjectReview forbidden.
+  {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      forbid_review_ = true;
+    }
+    std::ostringstream out, err;
+    EXPECT_EQ(RunReject(Decide("aa11bb22", "alice-token"), out, err), 1);
+    EXPECT_EQ(err.str().rfind("kubeon-gpu reject: who am I: forbidden", 0), 0u) << err.str();
+    std::lock_guard<std::mutex> lock(mu_);
+    forbid_review_ = false;
+  }
+  // A log of another cluster: same URL, another kube-system namespace.
+  {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      kube_system_uid_ = "ks-uid-rebuilt";
+    }
+    std::ostringstream out, err;
+    EXPECT_EQ(RunApprove(Decide("aa11bb22", "alice-token"), out, err), 1);
+    EXPECT_EQ(err.str(), "kubeon-gpu approve: audit log " + db_ + " belongs to cluster " + server_->url() +
+                             " (kube-system uid ks-uid-1), not " + server_->url() +
+                             " (kube-system uid ks-uid-rebuilt)\n");
+  }
+  // Bad TTL is a usage error.
+  {
+    DecideArgs a = Decide("aa11bb22", "alice-token");
+    a.ttl = "soon";
+    std::ostringstream out, err;
+    EXPECT_EQ(RunApprove(a, out, err), 2);
+  }
+  // A log that does not exist is not created.
+  {
+    DecideArgs a = Decide("aa11bb22", "alice-token");
+    a.audit_db = dir_.File("nowhere/audit.db");
+    std::ostringstream out, err;
+    EXPECT_EQ(RunApprove(a, out, err), 1);
+    EXPECT_EQ(err.str().rfind("kubeon-gpu approve: audit db " + a.audit_db + ": does not exist", 0), 0u) << err.str();
+    EXPECT_FALSE(std::filesystem::exists(dir_.File("nowhere")));
+  }
+  EXPECT_EQ(Dump(db_), before);
+}
+
+}  // namespace
+}  // namespace kubeon::cli

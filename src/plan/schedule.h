@@ -84,9 +84,6 @@ inline constexpr int64_t kOperatorRestartSeconds = 30;
 inline constexpr int64_t kMigApplySecondsPerGpu = 30;
 inline constexpr int64_t kRolloutSecondsPerBatch = 60;
 
-// Taint the executor puts on a step's nodes (value: the step id).
-inline constexpr const char* kStepTaintKey = "gpu.kubeon.io/step";
-
 // Builds the schedule of `plan` (its nodes, workloads and artifacts must be
 // filled).  Appends nothing to the plan; the caller adds a warning when the
 // schedule is infeasible (ScheduleWarning).

@@ -66,6 +66,13 @@
 //    (batches = ceil(replicas / max(1, maxSurge + maxUnavailable)); one pod
 //    per batch for StatefulSets).
 //
+// Per step results: needs groups the meanwhile slots by where their GPUs came
+// from ("free before the migration", "freed by step k"); gpus_freed is the
+// change in GPUs held (whole GPUs of running pods plus GPUs used by slices)
+// over the step, negative when it configures slices for owners that move in
+// a later step; nodes_freed are nodes left without GPU pods; each node's
+// monthly saving (NodePlan) goes to the last step that lowered its GPUs.
+//
 // content_hash: SHA-256 of a canonical text of the step's pool, method,
 // nodes, their labels and layouts after, and its owners with replicas and
 // resources (no pod names), so the same cluster gives the same id every run.

@@ -72,6 +72,7 @@ struct Owner {
   std::vector<int> targets;         // indices into targets, in plan order
   std::map<int, int64_t> slots;     // target -> slots planned there
   std::vector<int> insts;           // its pod instances
+  const model::Pod* first_pod = nullptr;
   bool moved = false;
 };
 
@@ -227,8 +228,8 @@ class Builder {
       auto o = owner_of.find(p.workload);
       if (o != owner_of.end()) {
         inst.owner = o->second;
+        if (owners_[o->second].insts.empty()) owners_[o->second].first_pod = &p;
         owners_[o->second].insts.push_back(static_cast<int>(insts_.size()));
-        first_pod_of_.emplace(p.workload, &p);
       }
       held_ += inst.gpus;
       nodes_[ni->second].insts.insert(static_cast<int>(insts_.size()));
@@ -749,8 +750,7 @@ class Builder {
     }
     *max_batches = std::max<int64_t>(*max_batches, (m.replicas + batch - 1) / batch);
     // The PDB selecting its pods.
-    auto fp = first_pod_of_.find(d.ref);
-    const model::Pod* pod = fp == first_pod_of_.end() ? nullptr : fp->second;
+    const model::Pod* pod = o.first_pod;
     if (const model::PodDisruptionBudget* pdb = pod ? PdbOf(*pod) : nullptr) {
       m.pdb = pdb->namespace_ + "/" + pdb->name;
       m.pdb_disruptions_allowed = pdb->disruptions_allowed;
@@ -842,7 +842,6 @@ class Builder {
   std::map<std::string, int> spare_of_model_;
   std::vector<std::set<std::pair<int, int>>> class_slots_;  // per placement class: (tier, node) with free GPUs
   std::map<model::WorkloadRef, const model::Controller*> controller_of_;
-  std::map<model::WorkloadRef, const model::Pod*> first_pod_of_;
   std::map<model::WorkloadRef, const std::string*> patch_of_;
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<int>> pdbs_by_label_;
   std::map<std::string, std::vector<int>> pdbs_without_labels_;

@@ -17,6 +17,8 @@
 //   gpus_lower_bound      plan.summary's lower bound for them
 //   moved_vs_bound              moved_gpus_after / gpus_lower_bound (1.0 = optimal)
 //   nodes_freed, workloads_moved
+//   schedule_steps              steps of the migration order (0 when infeasible)
+//   spare_gpus_needed           whole spare GPUs the order lacks (0 when feasible)
 //   setup_s                     time to build the cluster and history in memory
 //   peak_rss_mb                 getrusage ru_maxrss of the process (fixture included)
 // BM_MigPools repacks, per GPU model, every MIG slice of the plan (the
@@ -106,9 +108,14 @@ void BM_MakePlan(benchmark::State& state) {
   const Fixture& f = GetFixture(static_cast<int>(state.range(0)));
   const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
   kubeon::plan::Summary summary;
+  size_t steps = 0;
+  int spare_gpus = 0;
   for (auto _ : state) {
     kubeon::plan::Plan plan = kubeon::plan::MakePlan(f.data.cluster, f.data.history, f.policy, catalog, f.options);
     summary = plan.summary;
+    steps = plan.schedule.steps.size();
+    spare_gpus = 0;
+    for (const auto& [model, n] : plan.schedule.spare_gpus_needed) spare_gpus += n;
     benchmark::DoNotOptimize(plan);
   }
   state.counters["nodes"] = f.nodes;
@@ -124,6 +131,8 @@ void BM_MakePlan(benchmark::State& state) {
           : 0.0;
   state.counters["nodes_freed"] = summary.nodes_freed;
   state.counters["workloads_moved"] = summary.workloads_to_mig + summary.workloads_to_time_slicing;
+  state.counters["schedule_steps"] = static_cast<double>(steps);
+  state.counters["spare_gpus_needed"] = spare_gpus;
   state.counters["setup_s"] = f.setup_seconds;
   state.counters["peak_rss_mb"] = PeakRssMb();
 }

@@ -1,10 +1,12 @@
 // See report.h.
 #include "cli/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
+#include "plan/schedule_json.h"
 #include "plan/sizing.h"
 
 namespace kubeon::cli {
@@ -206,6 +208,47 @@ std::string JsonToYaml(const json& j) {
   return out.str();
 }
 
+namespace {
+
+// "3 pods", "1 GPU": a count and its noun, plural with an "s".
+std::string Count(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+// The "Migration order" section: one row per step, its flags below; when no
+// order fits, the spare GPUs it needs.
+void MigrationOrder(const plan::Schedule& s, std::ostringstream& out) {
+  if (s.steps.empty() && s.feasible && s.left_out.empty()) return;
+  out << "Migration order (at most " << Count(static_cast<size_t>(s.max_nodes_per_pool), "node")
+      << " per GPU model at once):\n";
+  if (!s.feasible) {
+    std::string need;
+    for (const auto& [model, n] : s.spare_gpus_needed) {
+      need += (need.empty() ? "" : ", ") + std::to_string(n) + " " + model;
+    }
+    out << "  no order fits: the evicted pods have nowhere to run meanwhile"
+        << (need.empty() ? "" : "; spare whole GPUs needed: " + need) << ". Nothing will be started.\n";
+  } else {
+    std::vector<std::vector<std::string>> rows = {{"STEP", "ID", "NODES", "EVICTS", "MOVES", "FREES", "EST", "FLAGS"}};
+    for (const auto& st : s.steps) {
+      std::string nodes, moves;
+      for (const auto& n : st.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+      for (const auto& o : st.owners) moves += (moves.empty() ? "" : ",") + o.owner.Display();
+      std::string frees = Count(static_cast<size_t>(std::max(0, st.gpus_freed)), "GPU");
+      if (!st.nodes_freed.empty()) frees += " (" + Count(st.nodes_freed.size(), "node") + ")";
+      rows.push_back({std::to_string(st.index), st.id, nodes, Count(st.evictions.size(), "pod"),
+                      moves.empty() ? "-" : moves, frees, std::to_string((st.estimated_seconds + 59) / 60) + "m",
+                      st.flags.empty() ? "-" : std::to_string(st.flags.size())});
+    }
+    out << Table(rows);
+    for (const auto& st : s.steps) {
+      for (const auto& f : st.flags) out << "  step " << st.index << " (" << st.id << ") flagged: " << f << "\n";
+    }
+  }
+  for (const auto& l : s.left_out) out << "  left out: " << l << "\n";
+  out << "\n";
+}
+
+}  // namespace
+
 json PlanToJson(const plan::Plan& p) {
   json workloads = json::array();
   for (const auto& w : p.workloads) workloads.push_back(WorkloadJson(w));
@@ -243,6 +286,7 @@ json PlanToJson(const plan::Plan& p) {
             {"device_plugin_configs", p.artifacts.device_plugin_configs},
             {"device_plugin_config", p.artifacts.device_plugin_configmap},
             {"workload_patches", patches}}},
+          {"schedule", plan::ScheduleToJson(p.schedule)},
           {"warnings", p.warnings}};
 }
 
@@ -298,6 +342,7 @@ std::string RenderTable(const std::vector<plan::Plan>& plans) {
       for (const auto& note : n.notes) out << "    note: " << note << "\n";
     }
     if (any) out << "\n";
+    MigrationOrder(p.schedule, out);
     for (const auto& w : p.warnings) out << "warning: " << w << "\n";
     const auto& s = p.summary;
     out << "Total: GPUs in use " << s.gpus_before << " -> " << s.gpus_after << " (" << s.gpus_freed << " freed), "

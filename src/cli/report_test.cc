@@ -75,5 +75,46 @@ TEST(Report, TableShowsNodesWorkloadsAndTotals) {
   EXPECT_NE(t.find("GPUs in use 8 -> 1 (7 freed)"), std::string::npos) << t;
 }
 
+TEST(Report, MigrationOrderInTableAndJson) {
+  plan::Plan p;
+  p.policy_name = "pol";
+  p.policy_mode = "Auto";
+  plan::ScheduleStep st;
+  st.index = 1;
+  st.id = "0123abcd";
+  st.content_hash = "0123abcd" + std::string(56, '0');
+  st.gpu_model = "A100-80GB";
+  st.method = "mig";
+  st.nodes = {"n1"};
+  st.evictions.push_back({"ml/a-0", "Deployment/a", "nvidia.com/gpu", 1, 30, "n2", true});
+  plan::StepOwnerMove o;
+  o.owner = {"ml", "Deployment", "a"};
+  st.owners.push_back(o);
+  st.nodes_freed = {"n2"};
+  st.gpus_freed = 3;
+  st.estimated_seconds = 125;
+  st.flags = {"Deployment ml/a: managed by Argo CD"};
+  p.schedule.steps.push_back(st);
+  p.schedule.left_out = {"Deployment ml/pinned: pinned"};
+  const std::string t = RenderTable({p});
+  EXPECT_NE(t.find("Migration order (at most 1 node per GPU model at once):"), std::string::npos) << t;
+  EXPECT_NE(t.find("STEP  ID"), std::string::npos) << t;
+  EXPECT_NE(t.find("0123abcd  n1     1 pod   ml/a   3 GPUs (1 node)  3m   1"), std::string::npos) << t;
+  EXPECT_NE(t.find("step 1 (0123abcd) flagged: Deployment ml/a: managed by Argo CD"), std::string::npos) << t;
+  EXPECT_NE(t.find("left out: Deployment ml/pinned: pinned"), std::string::npos) << t;
+  const nlohmann::json j = PlanToJson(p);
+  EXPECT_EQ(j["schedule"]["steps"][0]["id"], "0123abcd");
+  EXPECT_EQ(j["schedule"]["steps"][0]["evictions"][0]["runs_meanwhile"], "n2");
+  EXPECT_TRUE(j["schedule"]["feasible"].get<bool>());
+  p.schedule.steps.clear();
+  p.schedule.feasible = false;
+  p.schedule.spare_gpus_needed["A100-80GB"] = 8;
+  const std::string t2 = RenderTable({p});
+  EXPECT_NE(t2.find("no order fits: the evicted pods have nowhere to run meanwhile; spare whole GPUs needed: 8 A100-80GB"),
+            std::string::npos)
+      << t2;
+  EXPECT_EQ(PlanToJson(p)["schedule"]["spare_gpus_needed"]["A100-80GB"], 8);
+}
+
 }  // namespace
 }  // namespace kubeon::cli

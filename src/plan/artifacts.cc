@@ -199,10 +199,13 @@ Artifacts BuildArtifacts(Plan& plan, const std::vector<WorkloadForArtifacts>& wo
   if (options.operator_namespace.empty()) options.operator_namespace = model::kDefaultOperatorNamespace;
   Artifacts a;
   std::map<std::string, std::string> configs;  // name -> entries
+  std::map<std::string, std::string> name_of;  // entries -> name (nodes often share a layout)
   for (auto& node : plan.nodes) {
     if (node.method == "mig") {
       const std::string entries = MigEntries(node);
-      const std::string name = ContentName(entries);
+      auto known = name_of.find(entries);
+      if (known == name_of.end()) known = name_of.emplace(entries, ContentName(entries)).first;
+      const std::string& name = known->second;
       configs.emplace(name, entries);
       node.labels["nvidia.com/mig.config"] = name;
     } else if (node.method == "time-slicing" && node.time_slicing_replicas) {

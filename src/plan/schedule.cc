@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "plan/sha256.h"
@@ -16,7 +19,13 @@
 namespace kubeon::plan {
 namespace {
 
+std::string PinnedNodeOf(const model::Pod& pod);
+
 constexpr int64_t kUnlimited = std::numeric_limits<int32_t>::max();
+// Targets of a pool tried per step (and per spare-GPU search), in order: keeps
+// planning time linear in the cluster's size.
+constexpr int kMaxCandidates = 16;
+constexpr int kMaxSpareCandidates = 4;
 constexpr const char* kSpareNodePrefix = "(spare ";
 
 // Meanwhile-slot preference: nodes no step reconfigures, reconfigured nodes'
@@ -24,7 +33,8 @@ constexpr const char* kSpareNodePrefix = "(spare ";
 enum Tier { kStable = 0, kDone = 1, kLater = 2, kSpare = 3 };
 
 struct NodeState {
-  model::Node node;  // a copy: the virtual spare nodes have no original
+  const model::Node* node = nullptr;  // the cluster's, or a virtual spare node (Builder::spare_nodes_)
+  std::vector<int> classes;  // placement classes that allow it
   int64_t free = 0;  // whole GPUs a new pod may take
   // Free whole GPUs by origin, oldest first: (step index, count); step 0 is
   // "free before the migration".
@@ -38,6 +48,8 @@ struct NodeState {
 
 struct Inst {
   int pod = -1;      // cluster.pods index
+  int klass = -1;    // placement class (nodes its recreated pod may use)
+  std::string pinned;  // the node its placement names alone ("" none)
   int node = -1;     // -1: not running (waiting Pending, or gone)
   int owner = -1;    // index into owners when its owner moves
   int64_t gpus = 0;
@@ -51,6 +63,7 @@ struct Target {
   int64_t sliced_after = 0;
   int mig_gpus = 0;
   int64_t evict_gpus = 0;   // at the start: the order key
+  std::vector<int> owners;  // owners with slots on it
   bool done = false;
 };
 
@@ -59,6 +72,7 @@ struct Owner {
   std::vector<int> targets;         // indices into targets, in plan order
   std::map<int, int64_t> slots;     // target -> slots planned there
   std::vector<int> insts;           // its pod instances
+  const model::Pod* first_pod = nullptr;
   bool moved = false;
 };
 
@@ -132,13 +146,6 @@ std::string LayoutBefore(const model::Node& n, int64_t in_use) {
   return std::to_string(n.gpu_count) + " whole GPUs (MIG off), " + std::to_string(in_use) + " in use";
 }
 
-const model::Controller* FindController(const model::Cluster& c, const model::WorkloadRef& r) {
-  for (const auto& x : c.controllers) {
-    if (x.namespace_ == r.namespace_ && x.kind == r.kind && x.name == r.name) return &x;
-  }
-  return nullptr;
-}
-
 class Builder {
  public:
   Builder(const model::Cluster& cluster, const Plan& plan, const policy::GpuPolicy& policy)
@@ -175,7 +182,7 @@ class Builder {
 
   // ---- the model ------------------------------------------------------------
   void Setup() {
-    std::map<std::string, int> node_index;
+    std::unordered_map<std::string, int> node_index;
     for (const auto& n : cluster_.nodes) {
       // Allocatable, or capacity when a snapshot lacks it.
       const std::map<std::string, int64_t>& alloc = n.allocatable.empty() ? n.capacity : n.allocatable;
@@ -186,13 +193,14 @@ class Builder {
       });
       if (!has_gpu_resource && n.gpu_count <= 0) continue;
       NodeState s;
-      s.node = n;
+      s.node = &n;
       s.free = gpu == alloc.end() ? 0 : gpu->second;
       node_index[n.name] = static_cast<int>(nodes_.size());
       nodes_.push_back(std::move(s));
     }
     // Requests of the active pods bound to each node, per resource.
-    std::map<std::pair<int, std::string>, int64_t> requested;
+    std::vector<int64_t> requested_gpus(nodes_.size(), 0);
+    std::map<std::pair<int, std::string>, int64_t> requested_slices;
     std::map<model::WorkloadRef, int> owner_of;
     for (const auto& w : plan_.workloads) {
       if (w.decision == Decision::kUnchanged) continue;
@@ -212,16 +220,18 @@ class Builder {
       }
       auto ni = node_index.find(p.node_name);
       if (ni == node_index.end()) continue;
-      if (p.gpus > 0) requested[{ni->second, model::kGpuResource}] += p.gpus;
-      for (const auto& [res, q] : p.gpu_slices) requested[{ni->second, res}] += q;
+      requested_gpus[ni->second] += std::max<int64_t>(0, p.gpus);
+      for (const auto& [res, q] : p.gpu_slices) requested_slices[{ni->second, res}] += q;
       if (p.gpus <= 0) continue;
       Inst inst;
       inst.pod = static_cast<int>(i);
       inst.node = ni->second;
       inst.gpus = p.gpus;
+      inst.pinned = PinnedNodeOf(p);
       auto o = owner_of.find(p.workload);
       if (o != owner_of.end()) {
         inst.owner = o->second;
+        if (owners_[o->second].insts.empty()) owners_[o->second].first_pod = &p;
         owners_[o->second].insts.push_back(static_cast<int>(insts_.size()));
       }
       held_ += inst.gpus;
@@ -230,30 +240,29 @@ class Builder {
     }
     for (auto& s : nodes_) {
       const int idx = static_cast<int>(&s - nodes_.data());
-      auto r = requested.find({idx, model::kGpuResource});
-      s.free = std::max<int64_t>(0, s.free - (r == requested.end() ? 0 : r->second));
-      if (!s.node.ready) s.free = 0;  // a NotReady node takes no pod
-      for (const auto& [res, alloc] : s.node.allocatable.empty() ? s.node.capacity : s.node.allocatable) {
+      s.free = std::max<int64_t>(0, s.free - requested_gpus[idx]);
+      if (!s.node->ready) s.free = 0;  // a NotReady node takes no pod
+      for (const auto& [res, alloc] : s.node->allocatable.empty() ? s.node->capacity : s.node->allocatable) {
         if (res != model::kGpuResource && res != model::kSharedGpuResource && res.rfind(model::kMigResourcePrefix, 0) != 0) {
           continue;
         }
-        auto q = requested.find({idx, res});
-        const int64_t req = q == requested.end() ? 0 : q->second;
-        out_.capacity.push_back({s.node.name, res, alloc, req, std::max<int64_t>(0, alloc - req)});
+        auto q = requested_slices.find({idx, res});
+        const int64_t req = res == model::kGpuResource ? requested_gpus[idx] : q == requested_slices.end() ? 0 : q->second;
+        out_.capacity.push_back({s.node->name, res, alloc, req, std::max<int64_t>(0, alloc - req)});
       }
     }
     // Unbound Pending GPU pods take free GPUs first (by node name).
     std::vector<NodeState*> by_name;
     for (auto& s : nodes_) by_name.push_back(&s);
-    std::sort(by_name.begin(), by_name.end(), [](const NodeState* a, const NodeState* b) { return a->node.name < b->node.name; });
+    std::sort(by_name.begin(), by_name.end(), [](const NodeState* a, const NodeState* b) { return a->node->name < b->node->name; });
     for (int pi : unbound) {
       const model::Pod& p = cluster_.pods[pi];
       const model::Placement where = p.PlacementOf();
       for (NodeState* sp : by_name) {
         NodeState& s = *sp;
-        if (s.free >= p.gpus && where.AllowsNode(s.node)) {
+        if (s.free >= p.gpus && where.AllowsNode(*s.node)) {
           s.free -= p.gpus;
-          pending_taken_[s.node.name] += p.gpus;
+          pending_taken_[s.node->name] += p.gpus;
           break;
         }
       }
@@ -278,7 +287,10 @@ class Builder {
           auto o = owner_by_display_.find(w);
           if (o == owner_by_display_.end()) continue;
           Owner& owner = owners_[o->second];
-          if (owner.slots[static_cast<int>(targets_.size())]++ == 0) owner.targets.push_back(static_cast<int>(targets_.size()));
+          if (owner.slots[static_cast<int>(targets_.size())]++ == 0) {
+            owner.targets.push_back(static_cast<int>(targets_.size()));
+            t.owners.push_back(o->second);
+          }
         }
       }
       t.whole_after = np.method == "mig" ? std::max(0, np.gpu_count - t.mig_gpus) : 0;
@@ -296,41 +308,98 @@ class Builder {
       const std::string& model = t.plan->gpu_model;
       if (spare_of_model_.count(model)) continue;
       NodeState s;
-      s.node = nodes_[t.node].node;
-      s.node.name = kSpareNodePrefix + model + ")";
-      s.node.labels.erase("kubernetes.io/hostname");
-      s.node.taints.clear();
-      s.node.unschedulable = false;
-      s.node.ready = true;
+      model::Node& spare = spare_nodes_.emplace_back(*nodes_[t.node].node);
+      spare.name = kSpareNodePrefix + model + ")";
+      spare.labels.erase("kubernetes.io/hostname");
+      spare.taints.clear();
+      spare.unschedulable = false;
+      spare.ready = true;
+      s.node = &spare;
       s.tier = kSpare;
       s.spare_model = model;
       spare_of_model_[model] = static_cast<int>(nodes_.size());
       nodes_.push_back(std::move(s));
     }
-    for (size_t i = 0; i < nodes_.size(); ++i) {
-      if (nodes_[i].free > 0) slots_.insert({nodes_[i].tier, static_cast<int>(i)});
+    BuildClasses();
+    for (const auto& c : cluster_.controllers) {
+      if (owner_of.count({c.namespace_, c.kind, c.name})) controller_of_[{c.namespace_, c.kind, c.name}] = &c;
     }
+    // PDBs indexed by namespace and their first matchLabels entry (a pod can
+    // only match when it has that label); those without matchLabels by
+    // namespace alone.
+    for (size_t i = 0; i < cluster_.pdbs.size(); ++i) {
+      const model::PodDisruptionBudget& pdb = cluster_.pdbs[i];
+      const auto& ml = pdb.selector.match_labels;
+      if (ml.empty()) {
+        pdbs_without_labels_[pdb.namespace_].push_back(static_cast<int>(i));
+      } else {
+        pdbs_by_label_[{pdb.namespace_, ml.begin()->first, ml.begin()->second}].push_back(static_cast<int>(i));
+      }
+    }
+    for (const auto& wp : plan_.artifacts.workload_patches) patch_of_[{wp.namespace_, wp.kind, wp.name}] = &wp.patch_json;
   }
 
+  // Nodes with free whole GPUs, per placement class, by (tier, node).
+  void Unlist(int node) {
+    const NodeState& s = nodes_[node];
+    if (s.free <= 0) return;
+    for (int c : s.classes) class_slots_[c].erase({s.tier, node});
+  }
+  void List(int node) {
+    const NodeState& s = nodes_[node];
+    if (s.free <= 0) return;
+    for (int c : s.classes) class_slots_[c].insert({s.tier, node});
+  }
   void SetFree(int node, int64_t free) {
-    NodeState& s = nodes_[node];
-    if (s.free > 0) slots_.erase({s.tier, node});
-    s.free = free;
-    if (s.free > 0) slots_.insert({s.tier, node});
+    Unlist(node);
+    nodes_[node].free = free;
+    List(node);
   }
   void SetTier(int node, Tier tier) {
-    NodeState& s = nodes_[node];
-    if (s.free > 0) slots_.erase({s.tier, node});
-    s.tier = tier;
-    if (s.free > 0) slots_.insert({s.tier, node});
+    Unlist(node);
+    nodes_[node].tier = tier;
+    List(node);
+  }
+
+  // Groups the instances by placement (pods of one template share one) and
+  // lists, once, the nodes each placement allows: the filters only read node
+  // labels, taints and cordons, which the migration does not change.
+  void BuildClasses() {
+    std::map<std::string, int> by_key;
+    for (auto& inst : insts_) {
+      const model::Pod& p = cluster_.pods[inst.pod];
+      std::string key;
+      for (const auto& [k, v] : p.node_selector) key += "s" + k + "=" + v + ";";
+      for (const auto& t : p.tolerations) key += "t" + t.key + "," + t.op + "," + t.value + "," + t.effect + ";";
+      for (const auto& term : p.required_node_terms) {
+        key += "T";
+        for (const auto* reqs : {&term.match_expressions, &term.match_fields}) {
+          key += "|";
+          for (const auto& r : *reqs) {
+            key += r.key + " " + r.op;
+            for (const auto& v : r.values) key += " " + v;
+            key += ";";
+          }
+        }
+      }
+      auto [it, added] = by_key.emplace(key, static_cast<int>(class_slots_.size()));
+      if (added) {
+        class_slots_.emplace_back();
+        const model::Placement where = p.PlacementOf();
+        for (size_t n = 0; n < nodes_.size(); ++n) {
+          if (where.AllowsNode(*nodes_[n].node)) nodes_[n].classes.push_back(it->second);
+        }
+      }
+      inst.klass = it->second;
+    }
+    for (size_t n = 0; n < nodes_.size(); ++n) List(static_cast<int>(n));
   }
 
   // Whether the instance's recreated pod waits Pending instead of running
   // elsewhere, and whether it comes back at all.
   bool ComesBack(const Inst& inst) const { return cluster_.pods[inst.pod].workload.kind != "Pod"; }
   bool Waits(const Inst& inst, const std::string& node_name) const {
-    const model::Pod& p = cluster_.pods[inst.pod];
-    return p.daemonset || p.PlacementOf().PinnedNode() == node_name;
+    return cluster_.pods[inst.pod].daemonset || inst.pinned == node_name;
   }
 
   // Whether the instance's owner moves at the end of `step` (its rollout then
@@ -343,13 +412,10 @@ class Builder {
     return true;
   }
 
-  // The first PodDisruptionBudget selecting the pod (cluster.pdbs index), -1 when none.
-  int PdbOf(const model::Pod& pod) const {
-    for (size_t i = 0; i < cluster_.pdbs.size(); ++i) {
-      const model::PodDisruptionBudget& b = cluster_.pdbs[i];
-      if (b.namespace_ == pod.namespace_ && b.selector.Matches(pod.labels)) return static_cast<int>(i);
-    }
-    return -1;
+  // PdbOf's answer as an index into cluster.pdbs, -1 when none.
+  int PdbIndexOf(const model::Pod& pod) const {
+    const model::PodDisruptionBudget* b = PdbOf(pod);
+    return b == nullptr ? -1 : static_cast<int>(b - cluster_.pdbs.data());
   }
 
   // Tries to find meanwhile slots for every instance on the nodes of `step`;
@@ -376,11 +442,11 @@ class Builder {
       const int node = targets_[t].node;
       for (int ii : nodes_[node].insts) {
         const Inst& inst = insts_[ii];
-        if (!ComesBack(inst) || Waits(inst, nodes_[node].node.name)) {
+        if (!ComesBack(inst) || Waits(inst, nodes_[node].node->name)) {
           placed->push_back({ii, -1});
           continue;
         }
-        const int pdb = PdbOf(cluster_.pods[inst.pod]);
+        const int pdb = PdbIndexOf(cluster_.pods[inst.pod]);
         Priority pr = kWithinBudget;
         if (!BackAfter(inst, step)) {
           pr = kMustRun;
@@ -399,10 +465,9 @@ class Builder {
     bool ok = true;
     for (const Candidate& c : candidates) {
       const Inst& inst = insts_[c.inst];
-      const model::Placement where = cluster_.pods[inst.pod].PlacementOf();
       int chosen = -1;
-      for (const auto& [tier, n] : slots_) {
-        if (in_step.count(n) || nodes_[n].free < inst.gpus || !where.AllowsNode(nodes_[n].node)) continue;
+      for (const auto& [tier, n] : class_slots_[inst.klass]) {
+        if (in_step.count(n) || nodes_[n].free < inst.gpus) continue;
         chosen = n;
         break;
       }
@@ -448,8 +513,12 @@ class Builder {
   std::vector<int> PickStep(const std::vector<int>& remaining, std::vector<Placed>* placed) {
     std::vector<int> step;
     std::vector<Placed> trial;
+    int tried = 0;
     for (int t : remaining) {
-      if (static_cast<int>(step.size()) >= out_.max_nodes_per_pool) break;
+      if (static_cast<int>(step.size()) >= out_.max_nodes_per_pool ||
+          ++tried > (lean_ ? kMaxSpareCandidates : kMaxCandidates)) {
+        break;
+      }
       std::vector<int> with = step;
       with.push_back(t);
       if (!step.empty()) UndoStep(*placed);
@@ -477,25 +546,28 @@ class Builder {
     for (int t : order) remaining[targets_[t].plan->gpu_model].push_back(t);
     bool needed_spares = false;
     while (true) {
+      // A pass: each pool takes steps while one fits.
       bool any_left = false;
       bool took = false;
       for (auto& [pool, left] : remaining) {
-        if (left.empty()) continue;
-        any_left = true;
-        std::vector<Placed> placed;
-        std::vector<int> step = PickStep(left, &placed);
-        if (step.empty()) continue;
-        std::vector<Placed> applied;
-        TryStep(step, &applied);
-        Commit(pool, step, applied);
-        for (int t : step) left.erase(std::find(left.begin(), left.end(), t));
-        took = true;
-        break;
+        while (!left.empty()) {
+          std::vector<Placed> placed;
+          std::vector<int> step = PickStep(left, &placed);
+          if (step.empty()) break;
+          std::vector<Placed> applied;
+          TryStep(step, &applied);
+          Commit(pool, step, applied);
+          for (int t : step) left.erase(std::find(left.begin(), left.end(), t));
+          took = true;
+        }
+        any_left = any_left || !left.empty();
       }
       if (!any_left) break;
       if (took) continue;
-      // Stuck: the candidate needing the fewest spare GPUs gets them.
+      // Stuck: the candidate needing the fewest spare GPUs gets them.  The
+      // schedule is infeasible from here on: its steps are only counted.
       needed_spares = true;
+      lean_ = true;
       if (!AddSpares(remaining, spares)) return false;
     }
     return !needed_spares;
@@ -513,7 +585,8 @@ class Builder {
     int64_t best_total = -1;
     std::map<std::string, int64_t> best;
     for (const auto& [pool, left] : remaining) {
-      for (int t : left) {
+      for (size_t k = 0; k < left.size() && static_cast<int>(k) < kMaxSpareCandidates; ++k) {
+        const int t = left[k];
         std::vector<Placed> placed;
         if (!TryStep({t}, &placed)) continue;
         std::map<std::string, int64_t> use;
@@ -566,22 +639,21 @@ class Builder {
     s.method = targets_[step.front()].plan->method;
     std::set<std::string> isolation;
     const int64_t held_before = held_;
-    std::map<std::string, int64_t> in_use;
     for (int t : step) {
       const Target& tg = targets_[t];
       const NodePlan& np = *tg.plan;
       s.nodes.push_back(np.name);
+      if (lean_) continue;
       s.labels_after[np.name] = np.labels;
       int64_t used = 0;
       for (int ii : nodes_[tg.node].insts) used += insts_[ii].gpus;
-      s.layout_before[np.name] = LayoutBefore(nodes_[tg.node].node, used);
+      s.layout_before[np.name] = LayoutBefore(*nodes_[tg.node].node, used);
       s.layout_after[np.name] = LayoutAfter(np);
       for (const auto& d : np.disrupted_pods) s.disrupted.push_back(d);
       if (!np.isolation.empty()) isolation.insert(np.isolation);
     }
     s.isolation = Join(std::vector<std::string>(isolation.begin(), isolation.end()), " ");
     // Evictions and where each pod runs meanwhile.
-    std::map<std::pair<int, int>, std::vector<std::string>> need_nodes;  // (origin step, node) order
     std::map<int, int64_t> need_count;
     std::map<int, std::set<std::string>> need_where;
     std::vector<std::pair<int, int>> waiting;  // (instance, node) that comes back to the node it left
@@ -603,7 +675,7 @@ class Builder {
       max_grace = std::max(max_grace, e.grace_period_seconds);
       nodes_[from].insts.erase(p.inst);
       if (p.node >= 0) {
-        e.runs_meanwhile = nodes_[p.node].node.name;
+        e.runs_meanwhile = nodes_[p.node].node->name;
         for (const auto& [origin, k] : Consume(p.node, inst.gpus)) {
           need_count[origin] += k;
           need_where[origin].insert(e.runs_meanwhile);
@@ -635,7 +707,7 @@ class Builder {
                                            std::to_string(cluster_.pdbs[p.pdb].disruptions_allowed) +
                                            " disruption(s)) and comes back when the step ends"
                                      : "waits Pending while the step runs (it may only run on " +
-                                           nodes_[from].node.name + ") and comes back when the step ends"});
+                                           nodes_[from].node->name + ") and comes back when the step ends"});
           disrupted_pods.insert(e.pod);
         }
       }
@@ -685,12 +757,15 @@ class Builder {
     // Owners whose every target is now reconfigured move; their old pods die.
     int64_t max_batches = 0;
     std::set<int> emptied_from;
-    for (size_t oi = 0; oi < owners_.size(); ++oi) {
+    std::set<int> candidates;  // owners with slots on the step's nodes, in order
+    for (int t : step) candidates.insert(targets_[t].owners.begin(), targets_[t].owners.end());
+    for (int oi : candidates) {
       Owner& o = owners_[oi];
       if (o.moved || o.targets.empty()) continue;
       if (!std::all_of(o.targets.begin(), o.targets.end(), [&](int t) { return targets_[t].done; })) continue;
       o.moved = true;
-      StepOwnerMove m = Move(o, &max_batches);
+      int64_t slots = 0;
+      StepOwnerMove m = lean_ ? StepOwnerMove{} : Move(o, &max_batches, &slots);
       for (int ii : o.insts) {
         Inst& inst = insts_[ii];
         if (!inst.alive) continue;
@@ -705,29 +780,34 @@ class Builder {
           inst.node = -1;
         }
       }
-      for (const auto& flag : OwnerFlags(m)) s.flags.push_back(flag);
+      if (lean_) continue;
+      for (const auto& flag : OwnerFlags(m, slots)) s.flags.push_back(flag);
       s.owners.push_back(std::move(m));
     }
     for (int n : emptied_from) {
       const NodeState& ns = nodes_[n];
-      if (ns.insts.empty() && ns.sliced == 0 && ns.spare_model.empty()) s.nodes_freed.push_back(ns.node.name);
+      if (ns.insts.empty() && ns.sliced == 0 && ns.spare_model.empty()) s.nodes_freed.push_back(ns.node->name);
     }
     std::sort(s.nodes_freed.begin(), s.nodes_freed.end());
     s.gpus_freed = static_cast<int>(held_before - held_);
-    for (int n : emptied_from) last_change_step_[nodes_[n].node.name] = index;
+    for (int n : emptied_from) last_change_step_[nodes_[n].node->name] = index;
     for (int t : step) last_change_step_[targets_[t].plan->name] = index;
     s.estimated_seconds = max_grace + kConfigMapSyncSeconds + kOperatorRestartSeconds +
                           kMigApplySecondsPerGpu * max_mig_gpus + kRolloutSecondsPerBatch * max_batches;
-    s.content_hash = Sha256Hex(CanonicalText(s));
-    s.id = s.content_hash.substr(0, 8);
+    if (!lean_) {
+      s.content_hash = Sha256Hex(CanonicalText(s));
+      s.id = s.content_hash.substr(0, 8);
+    }
     out_.steps.push_back(std::move(s));
   }
 
-  StepOwnerMove Move(const Owner& o, int64_t* max_batches) const {
+  // The move of owner `o`; *slots: the slots planned for it on its targets.
+  StepOwnerMove Move(const Owner& o, int64_t* max_batches, int64_t* slots) const {
     const WorkloadDecision& d = *o.decision;
     StepOwnerMove m;
     m.owner = d.ref;
-    const model::Controller* c = FindController(cluster_, d.ref);
+    auto ci = controller_of_.find(d.ref);
+    const model::Controller* c = ci == controller_of_.end() ? nullptr : ci->second;
     m.replicas = c ? c->replicas : static_cast<int>(d.pods.size());
     m.from_resource = model::kGpuResource;
     m.from_per_pod = std::max<int64_t>(1, d.gpus_per_pod);
@@ -753,38 +833,39 @@ class Builder {
     }
     *max_batches = std::max<int64_t>(*max_batches, (m.replicas + batch - 1) / batch);
     // The PDB selecting its pods.
-    const model::Pod* pod = nullptr;
-    for (const auto& p : cluster_.pods) {
-      if (p.workload == d.ref) {
-        pod = &p;
-        break;
-      }
-    }
-    if (pod) {
-      for (const auto& pdb : cluster_.pdbs) {
-        if (pdb.namespace_ == pod->namespace_ && pdb.selector.Matches(pod->labels)) {
-          m.pdb = pdb.namespace_ + "/" + pdb.name;
-          m.pdb_disruptions_allowed = pdb.disruptions_allowed;
-          break;
-        }
-      }
+    const model::Pod* pod = o.first_pod;
+    if (const model::PodDisruptionBudget* pdb = pod ? PdbOf(*pod) : nullptr) {
+      m.pdb = pdb->namespace_ + "/" + pdb->name;
+      m.pdb_disruptions_allowed = pdb->disruptions_allowed;
     }
     // OnDelete: the executor evicts pod by pod through the Eviction API.
     m.pdb_ok = m.pdb.empty() || m.strategy == "OnDelete" || m.max_unavailable <= m.pdb_disruptions_allowed;
     if (c) m.gitops = GitOpsManager(*c);
-    for (const auto& p : plan_.artifacts.workload_patches) {
-      if (p.namespace_ == d.ref.namespace_ && p.kind == d.ref.kind && p.name == d.ref.name) m.patch_json = p.patch_json;
-    }
-    int64_t slots = 0;
+    if (auto pj = patch_of_.find(d.ref); pj != patch_of_.end()) m.patch_json = *pj->second;
+    *slots = 0;
     for (int t : o.targets) {
       m.target_nodes.push_back(targets_[t].plan->name);
-      slots += o.slots.at(t);
+      *slots += o.slots.at(t);
     }
-    slots_of_.emplace(d.ref, slots);
     return m;
   }
 
-  std::vector<std::string> OwnerFlags(const StepOwnerMove& m) const {
+  // The first PDB (in snapshot order) selecting the pod, or null.
+  const model::PodDisruptionBudget* PdbOf(const model::Pod& pod) const {
+    int best = -1;
+    auto consider = [&](const std::vector<int>& candidates) {
+      for (int i : candidates) {
+        if ((best < 0 || i < best) && cluster_.pdbs[i].selector.Matches(pod.labels)) best = i;
+      }
+    };
+    if (auto it = pdbs_without_labels_.find(pod.namespace_); it != pdbs_without_labels_.end()) consider(it->second);
+    for (const auto& [k, v] : pod.labels) {
+      if (auto it = pdbs_by_label_.find({pod.namespace_, k, v}); it != pdbs_by_label_.end()) consider(it->second);
+    }
+    return best < 0 ? nullptr : &cluster_.pdbs[best];
+  }
+
+  std::vector<std::string> OwnerFlags(const StepOwnerMove& m, int64_t slots) const {
     std::vector<std::string> flags;
     const std::string who = m.owner.kind + " " + m.owner.Display();
     if (!m.pdb_ok) {
@@ -796,9 +877,8 @@ class Builder {
       flags.push_back(who + ": managed by " + m.gitops + "; change its repository (patch_json), or allow direct patches "
                       "with policy spec.disruption.patchGitOpsOwners");
     }
-    auto s = slots_of_.find(m.owner);
-    if (s != slots_of_.end() && s->second < m.replicas) {
-      flags.push_back(who + ": " + std::to_string(s->second) + " slots planned for " + std::to_string(m.replicas) +
+    if (slots < m.replicas) {
+      flags.push_back(who + ": " + std::to_string(slots) + " slots planned for " + std::to_string(m.replicas) +
                       " replicas");
     }
     return flags;
@@ -836,17 +916,22 @@ class Builder {
   const Plan& plan_;
   const policy::GpuPolicy& policy_;
   Schedule out_;
+  std::deque<model::Node> spare_nodes_;  // stable addresses
   std::vector<NodeState> nodes_;
   std::vector<Inst> insts_;
   std::vector<Target> targets_;
   std::vector<Owner> owners_;
   std::map<std::string, int> owner_by_display_;
   std::map<std::string, int> spare_of_model_;
-  std::set<std::pair<int, int>> slots_;  // (tier, node) of nodes with free whole GPUs
+  std::vector<std::set<std::pair<int, int>>> class_slots_;  // per placement class: (tier, node) with free GPUs
+  std::map<model::WorkloadRef, const model::Controller*> controller_of_;
+  std::map<model::WorkloadRef, const std::string*> patch_of_;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<int>> pdbs_by_label_;
+  std::map<std::string, std::vector<int>> pdbs_without_labels_;
   std::map<std::string, int64_t> pending_taken_;
-  std::map<std::string, int> last_change_step_;
+  std::unordered_map<std::string, int> last_change_step_;
+  bool lean_ = false;  // infeasible: steps only simulate, their details are dropped
   int64_t held_ = 0;  // whole GPUs held by running pods (spares aside) plus GPUs used by slices
-  mutable std::map<model::WorkloadRef, int64_t> slots_of_;
 };
 
 }  // namespace
@@ -866,8 +951,21 @@ std::string ScheduleWarning(const Schedule& schedule) {
          " spare whole GPUs to run on meanwhile; nothing will be started";
 }
 
+namespace {
+
+// The node the pod's required node affinity names alone ("" none), without
+// copying the rest of its placement.
+std::string PinnedNodeOf(const model::Pod& pod) {
+  if (pod.required_node_terms.empty()) return "";
+  model::Placement p;
+  p.required_node_terms = pod.required_node_terms;
+  return p.PinnedNode();
+}
+
+}  // namespace
+
 std::string WhyPinned(const model::Pod& pod) {
-  const std::string node = pod.PlacementOf().PinnedNode();
+  const std::string node = PinnedNodeOf(pod);
   if (!node.empty()) return "pinned to node " + node + " by required node affinity";
   if (!pod.local_volumes.empty()) {
     return "local storage (volume " + pod.local_volumes.front() + ") ties it to node " + pod.node_name;

@@ -30,13 +30,19 @@
 //  Pending until the taint is removed (runs_meanwhile ""; it is disrupted);
 //  a bare pod is not recreated (comes_back false).
 //
-// Order: steps are built greedily, one GPU model pool per step and at most
+// Order: steps are built greedily, pool after pool (a pool takes steps while
+// one fits, then the next; passes repeat while any pool progresses), one GPU
+// model pool per step and at most
 // policy.max_nodes_per_pool nodes per step: the pool's remaining target
-// nodes are tried by fewest GPUs to evict (then name), and a node joins the
-// step when every recreated pod of the step's nodes finds a meanwhile slot.
+// nodes are tried by fewest GPUs to evict at the start (then name), the first
+// 16 of them per step (planning time stays linear in the cluster's size), and
+// a node joins the step when every recreated pod of the step's nodes finds a
+// meanwhile slot.
 // When no node of any pool fits, whole spare GPUs of the pools' models are
 // added (a virtual spare node per model, matching the pool's labels, without
-// taints) until it does; then the schedule is infeasible: steps empty,
+// taints): as many as the candidate needing the fewest of them needs (among
+// the first 4 of each pool), and the order goes on, trying only the first 4
+// candidates per step from then on; then the schedule is infeasible: steps empty,
 // spare_gpus_needed lists those GPUs (the greedy order's need: an upper bound
 // on the fewest spare GPUs any order needs), and the plan carries a warning.
 //
@@ -60,6 +66,13 @@
 //    (batches = ceil(replicas / max(1, maxSurge + maxUnavailable)); one pod
 //    per batch for StatefulSets).
 //
+// Per step results: needs groups the meanwhile slots by where their GPUs came
+// from ("free before the migration", "freed by step k"); gpus_freed is the
+// change in GPUs held (whole GPUs of running pods plus GPUs used by slices)
+// over the step, negative when it configures slices for owners that move in
+// a later step; nodes_freed are nodes left without GPU pods; each node's
+// monthly saving (NodePlan) goes to the last step that lowered its GPUs.
+//
 // content_hash: SHA-256 of a canonical text of the step's pool, method,
 // nodes, their labels and layouts after, and its owners with replicas and
 // resources (no pod names), so the same cluster gives the same id every run.
@@ -77,9 +90,6 @@ inline constexpr int64_t kConfigMapSyncSeconds = 60;
 inline constexpr int64_t kOperatorRestartSeconds = 30;
 inline constexpr int64_t kMigApplySecondsPerGpu = 30;
 inline constexpr int64_t kRolloutSecondsPerBatch = 60;
-
-// Taint the executor puts on a step's nodes (value: the step id).
-inline constexpr const char* kStepTaintKey = "gpu.kubeon.io/step";
 
 // Builds the schedule of `plan` (its nodes, workloads and artifacts must be
 // filled).  Appends nothing to the plan; the caller adds a warning when the

@@ -351,6 +351,18 @@ TEST(Schedule, OnDeleteStatefulSetIsMovedPodByPod) {
   EXPECT_TRUE(p.schedule.steps[0].flags.empty());
 }
 
+TEST(Schedule, TooFewSlotsForTheReplicasIsFlagged) {
+  // The Deployment wants 5 replicas but only 4 pods run: the plan has 4 slots.
+  Fixture f;
+  f.AddNode("n1", 8);
+  f.AddNode("n2", 8);
+  f.AddOwner("ml", "a", {"n1"}, 4).replicas = 5;
+  f.AddOwner("ml", "b", {"n2"}, 3);
+  const Plan p = f.Run();
+  ASSERT_EQ(p.schedule.steps.size(), 1u);
+  EXPECT_TRUE(HasFlag(p.schedule.steps[0], "Deployment ml/a: 4 slots planned for 5 replicas"));
+}
+
 TEST(Schedule, GitOpsOwnersAreFlaggedUnlessThePolicyAllows) {
   for (const bool allow : {false, true}) {
     Fixture f;

@@ -1,6 +1,6 @@
 // `kubeon-gpu apply`, `approve` and `revert` end to end: the bundled demo
-// cluster (examples/demo) served by the kube-sim executable with its
-// simulated GPU Operator, history from the demo's OpenMetrics file, the
+// cluster (examples/demo, plus one empty H100 node where an order must fit)
+// served by the kube-sim executable with its simulated GPU Operator, history from the demo's OpenMetrics file, the
 // commands run in-process on a SQLite audit log in a temp directory.
 // kube-sim runs 20x real time with no ConfigMap sync delay.  Each test
 // starts its own kube-sim; CTest label "long" (not repeated under the
@@ -48,8 +48,25 @@ class ApplyCommandTest : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
+  }
+
+  // Starts kube-sim on the demo cluster; with `spare_h100` plus one empty
+  // H100 node (the demo's H100 pool is full: without it no order fits).
+  void StartSim(bool spare_h100) {
+    json cluster = ReadJson(kDemo + "cluster.json");
+    if (spare_h100) {
+      for (const auto& item : cluster["items"]) {
+        if (item["kind"] != "Node" || item["metadata"]["name"] != "ip-10-5-42-245.ec2.internal") continue;
+        json spare = item;
+        spare["metadata"]["name"] = "spare-h100";
+        spare["metadata"]["uid"] = "uid-spare-h100";
+        spare["metadata"]["labels"]["kubernetes.io/hostname"] = "spare-h100";
+        cluster["items"].push_back(spare);
+        break;
+      }
+    }
     json settings = {{"timeScale", 20}, {"configMapSyncDelayMs", 0}};
-    Status s = sim_.Start(KUBE_SIM_BINARY, ReadJson(kDemo + "cluster.json"), 120000, settings);
+    Status s = sim_.Start(KUBE_SIM_BINARY, cluster, 120000, settings);
     ASSERT_TRUE(s.ok()) << s.message();
     kube::LoadOptions o;
     o.kubeconfig_path = sim_.token_kubeconfig();
@@ -60,6 +77,25 @@ class ApplyCommandTest : public ::testing::Test {
     client_ = std::move(c).value();
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::vector<audit::ChangeRecord> Changes() {
+    auto store = audit::SqliteAuditStore::Open(db());
+    EXPECT_TRUE(store.ok());
+    if (!store.ok()) return {};
+    auto all = (*store)->ListChanges();
+    EXPECT_TRUE(all.ok());
+    return all.ok() ? *all : std::vector<audit::ChangeRecord>{};
+  }
+
+  void Approve(const std::string& id) {
+    DecideArgs d;
+    d.id = id;
+    d.kubeconfig = sim_.token_kubeconfig();
+    d.audit_db = db();
+    d.ttl = "1000h";  // the runs' --now lies days ahead of the clock
+    std::ostringstream o, e;
+    ASSERT_EQ(RunApprove(d, o, e), 0) << e.str();
+  }
 
   ApplyArgs Args(const std::string& mode, const std::string& now) {
     ApplyArgs a;
@@ -113,55 +149,86 @@ class ApplyCommandTest : public ::testing::Test {
   std::unique_ptr<kube::KubeClient> client_;
 };
 
+TEST_F(ApplyCommandTest, TheDemoAsItIsNeedsSpareGpusAndNothingStarts) {
+  StartSim(false);
+  const json before = NodeState();
+  json out;
+  std::string err;
+  EXPECT_EQ(Apply(Args("Auto", kInsideWindow), &out, &err), 6) << err;
+  const json& p = out["policies"][0];
+  EXPECT_EQ(p["feasible"], false);
+  ASSERT_TRUE(p["spare_gpus_needed"].contains("H100-80GB")) << p.dump();
+  EXPECT_GT(p["spare_gpus_needed"]["H100-80GB"].get<int>(), 0);
+  EXPECT_TRUE(p["steps"].empty());
+  EXPECT_NE(err.find("spare"), std::string::npos) << err;
+  EXPECT_EQ(NodeState(), before);
+  EXPECT_TRUE(Changes().empty());
+}
+
 TEST_F(ApplyCommandTest, DryRunAndProposalChangeNothingInTheCluster) {
+  StartSim(true);
   const json before = NodeState();
   ApplyArgs dry = Args("Auto", kInsideWindow);
   dry.dry_run = true;
   json out;
-  int code = Apply(dry, &out);
-  EXPECT_TRUE(code == 0 || code == 6) << out.dump();
+  std::string err;
+  ASSERT_EQ(Apply(dry, &out, &err), 3) << err;  // what Auto would do: step 2 is flagged and waits
+  ASSERT_EQ(out["policies"][0]["steps"].size(), 3u) << out.dump(2);
+  EXPECT_EQ(out["policies"][0]["steps"][0]["outcome"], "would-run");
+  EXPECT_EQ(out["policies"][0]["steps"][1]["outcome"], "waiting-approval");
+  EXPECT_EQ(out["policies"][0]["steps"][2]["outcome"], "not-started");
   EXPECT_FALSE(std::filesystem::exists(db())) << "--dry-run writes no log";
 
-  code = Apply(Args("Proposal", kInsideWindow), &out);
-  EXPECT_TRUE(code == 0 || code == 6) << out.dump();
+  ASSERT_EQ(Apply(Args("Proposal", kInsideWindow), &out, &err), 0) << err;
   EXPECT_EQ(NodeState(), before);
-  ASSERT_TRUE(out.contains("policies"));
-  auto store = audit::SqliteAuditStore::Open(db());
-  ASSERT_TRUE(store.ok());
-  auto changes = (*store)->ListChanges();
-  ASSERT_TRUE(changes.ok());
   for (const auto& s : out["policies"][0]["steps"]) EXPECT_EQ(s["outcome"], "proposed");
-  EXPECT_EQ(changes->size(), out["policies"][0]["steps"].size());
+  const auto changes = Changes();
+  ASSERT_EQ(changes.size(), 3u);
+  for (const auto& c : changes) EXPECT_EQ(c.state, audit::ChangeState::kProposed);
 }
 
 TEST_F(ApplyCommandTest, ClosedWindowChangesNothing) {
+  StartSim(true);
   const json before = NodeState();
   json out;
-  const int code = Apply(Args("Auto", kOutsideWindow), &out);
+  std::string err;
+  EXPECT_EQ(Apply(Args("Auto", kOutsideWindow), &out, &err), 3) << err;
+  EXPECT_EQ(out["policies"][0]["steps"][0]["outcome"], "waiting-window");
+  EXPECT_NE(out["policies"][0]["steps"][0]["why"].get<std::string>().find("opens at 2026-12-12T02:00:00Z"),
+            std::string::npos);
   EXPECT_EQ(NodeState(), before);
-  if (out["policies"][0]["feasible"] == true && !out["policies"][0]["steps"].empty()) {
-    EXPECT_EQ(code, 3) << out.dump();
-    EXPECT_EQ(out["policies"][0]["steps"][0]["outcome"], "waiting-window");
-  } else {
-    EXPECT_EQ(code, 6) << out.dump();
-  }
 }
 
-TEST_F(ApplyCommandTest, AutoAppliesTheDemoAndASecondRunChangesNothing) {
+// Auto takes the clean first step and stops at the flagged second one; after
+// approvals, Approve mode takes the rest; a further run changes nothing, and
+// a done step reverts.
+TEST_F(ApplyCommandTest, AutoThenApprovalsApplyTheDemo) {
+  StartSim(true);
   json out;
   std::string err;
-  const int code = Apply(Args("Auto", kInsideWindow), &out, &err);
-  const json& p = out["policies"][0];
-  if (p["feasible"] == false) {
-    // The demo's pools are full: the plan says what the migration needs and nothing starts.
-    EXPECT_EQ(code, 6) << err;
-    EXPECT_FALSE(p["spare_gpus_needed"].empty());
-    return;
-  }
-  ASSERT_EQ(code, 0) << err << out.dump(2);
-  ASSERT_FALSE(p["steps"].empty());
-  for (const auto& s : p["steps"]) EXPECT_EQ(s["outcome"], "done") << s.dump();
-  // No node left cordoned or tainted by the executor; every MIG config applied.
+  ASSERT_EQ(Apply(Args("Auto", kInsideWindow), &out, &err), 3) << err << out.dump(2);
+  json steps = out["policies"][0]["steps"];
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0]["outcome"], "done") << steps[0].dump();
+  EXPECT_EQ(steps[1]["outcome"], "waiting-approval");
+  EXPECT_EQ(steps[2]["outcome"], "not-started");
+  const std::string first_node = steps[0]["nodes"][0];
+  auto node = client_->Get("/api/v1/nodes/" + first_node);
+  ASSERT_TRUE(node.ok());
+  EXPECT_EQ((*node)["metadata"]["labels"].value("nvidia.com/mig.config.state", ""), "success");
+  EXPECT_FALSE((*node)["spec"].value("unschedulable", false));
+
+  Approve(steps[1]["id"]);
+  Approve(steps[2]["id"]);
+  json approved;
+  ASSERT_EQ(Apply(Args("Approve", "2026-12-05T02:30:00Z"), &approved, &err), 0) << err << approved.dump(2);
+  ASSERT_EQ(approved["policies"][0]["steps"].size(), 2u) << "step 1 is done and no longer in the plan";
+  for (const auto& s : approved["policies"][0]["steps"]) EXPECT_EQ(s["outcome"], "done") << s.dump();
+
+  json again;
+  ASSERT_EQ(Apply(Args("Auto", "2026-12-05T02:40:00Z"), &again, &err), 0) << err;
+  EXPECT_TRUE(again["policies"][0]["steps"].empty()) << again.dump(2);
+
   auto nodes = client_->List("/api/v1/nodes");
   ASSERT_TRUE(nodes.ok());
   for (const auto& n : nodes->items) {
@@ -172,46 +239,45 @@ TEST_F(ApplyCommandTest, AutoAppliesTheDemoAndASecondRunChangesNothing) {
     }
     EXPECT_FALSE(n["metadata"].value("annotations", json::object()).contains("gpu.kubeon.io/cordoned-by"));
   }
-  // Again: the cluster already matches, nothing to do.
-  json again;
-  EXPECT_EQ(Apply(Args("Auto", kInsideWindow), &again, &err), 0) << err;
-  for (const auto& s : again["policies"][0]["steps"]) EXPECT_NE(s["outcome"], "done") << s.dump();
+  for (const auto& c : Changes()) EXPECT_EQ(c.state, audit::ChangeState::kDone) << c.id;
+
+  // Revert the H100 step: spare-h100 goes back to MIG off, its owners to whole GPUs.
+  RevertArgs r;
+  r.id = steps[2]["id"];
+  r.kubeconfig = sim_.token_kubeconfig();
+  r.audit_db = db();
+  r.configmap_sync_seconds = 0;
+  std::ostringstream ro, re;
+  ASSERT_EQ(RunRevert(r, ro, re), 0) << re.str();
+  auto spare = client_->Get("/api/v1/nodes/spare-h100");
+  ASSERT_TRUE(spare.ok());
+  EXPECT_EQ((*spare)["metadata"]["labels"].value("nvidia.com/mig.config", ""), "all-disabled");
+  auto llm = client_->Get("/apis/apps/v1/namespaces/inference/deployments/llm-8b");
+  ASSERT_TRUE(llm.ok());
+  EXPECT_TRUE((*llm)["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"].contains("nvidia.com/gpu"))
+      << (*llm)["spec"]["template"].dump();
+  bool reverted = false;
+  for (const auto& c : Changes()) reverted = reverted || (c.id == r.id && c.state == audit::ChangeState::kReverted);
+  EXPECT_TRUE(reverted);
 }
 
-TEST_F(ApplyCommandTest, ApproveFlowAndAnotherClustersLog) {
+TEST_F(ApplyCommandTest, AnotherClustersLogIsRefused) {
+  StartSim(true);
   json out;
   std::string err;
-  int code = Apply(Args("Approve", kInsideWindow), &out, &err);
-  const json& p = out["policies"][0];
-  if (p["feasible"] == false || p["steps"].empty()) {
-    EXPECT_EQ(code, p["feasible"] == false ? 6 : 0);
-  } else {
-    EXPECT_EQ(code, 3) << err;
-    EXPECT_EQ(p["steps"][0]["outcome"], "waiting-approval");
-    // Approve the first step as the kubeconfig's user (SelfSubjectReview).
-    DecideArgs d;
-    d.id = p["steps"][0]["id"];
-    d.kubeconfig = sim_.token_kubeconfig();
-    d.audit_db = db();
-    d.now = std::chrono::system_clock::now();
-    std::ostringstream o, e;
-    ASSERT_EQ(RunApprove(d, o, e), 0) << e.str();
-    json after;
-    code = Apply(Args("Approve", kInsideWindow), &after, &err);
-    EXPECT_TRUE(after["policies"][0]["steps"][0]["outcome"] == "done") << err << after.dump(2);
-  }
-  // The same log against another cluster is refused, and nothing is written.
+  ASSERT_EQ(Apply(Args("Proposal", kInsideWindow), &out, &err), 0) << err;
   kube::testing::SimProcess other;
   json settings = {{"kubeSystemUid", "00000000-0000-0000-0000-00000000beef"}};
   ASSERT_TRUE(other.Start(KUBE_SIM_BINARY, ReadJson(kDemo + "cluster.json"), 120000, settings).ok());
   ApplyArgs a = Args("Auto", kInsideWindow);
   a.plan.kubeconfig = other.token_kubeconfig();
-  code = Apply(a, &out, &err);
-  EXPECT_EQ(code, 1);
+  EXPECT_EQ(Apply(a, &out, &err), 1);
   EXPECT_NE(err.find("belongs to cluster"), std::string::npos) << err;
+  for (const auto& c : Changes()) EXPECT_EQ(c.state, audit::ChangeState::kProposed);
 }
 
 TEST_F(ApplyCommandTest, TwoAppliesAtOnceOneWaitsForTheOther) {
+  StartSim(true);
   // Hold the policy's Lease as another executor would; apply must refuse to write.
   json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                 {"kind", "Lease"},

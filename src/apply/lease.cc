@@ -178,4 +178,38 @@ Status PolicyLease::Release() {
   return Status::Ok();
 }
 
+LeaseKeeper::LeaseKeeper(PolicyLease& lease, std::chrono::milliseconds every) : lease_(lease) {
+  thread_ = std::thread([this, every] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, every, [this] { return stop_; })) {
+      lock.unlock();
+      Status s = lease_.Renew();
+      lock.lock();
+      if (!s.ok()) {
+        error_ = s.message();
+        return;
+      }
+    }
+  });
+}
+
+LeaseKeeper::~LeaseKeeper() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+bool LeaseKeeper::lost() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !error_.empty();
+}
+
+std::string LeaseKeeper::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
 }  // namespace kubeon::apply

@@ -28,8 +28,11 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "kube/client.h"
 #include "model/status.h"
@@ -74,6 +77,28 @@ class PolicyLease {
   LeaseOptions options_;
   bool held_ = false;
   std::string resource_version_;  // of our last write
+};
+
+// Renews a held PolicyLease every duration/3 on a background thread while it
+// lives (a step runs for minutes, longer than the Lease lasts).  The lease
+// must not be used by anyone else meanwhile.  lost() tells whether a renewal
+// failed; the first failure's message is kept.
+class LeaseKeeper {
+ public:
+  explicit LeaseKeeper(PolicyLease& lease, std::chrono::milliseconds every);
+  ~LeaseKeeper();
+  LeaseKeeper(const LeaseKeeper&) = delete;
+  LeaseKeeper& operator=(const LeaseKeeper&) = delete;
+  bool lost() const;
+  std::string error() const;
+
+ private:
+  PolicyLease& lease_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::string error_;
+  std::thread thread_;
 };
 
 }  // namespace kubeon::apply

@@ -96,6 +96,26 @@ TEST_F(LeaseTest, OneHolderAtATimeUntilReleaseOrExpiry) {
   ASSERT_TRUE(a.Release().ok());
 }
 
+TEST_F(LeaseTest, KeeperRenewsWhileAStepRuns) {
+  LeaseOptions o;
+  o.policy = "kept";
+  o.holder = "cli-keeper";
+  o.duration = seconds(1);
+  PolicyLease a(*client_, o);
+  ASSERT_TRUE(a.Acquire().ok());
+  {
+    LeaseKeeper keeper(a, std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // longer than the Lease lasts
+    LeaseOptions other = o;
+    other.holder = "cli-other";
+    PolicyLease b(*client_, other);
+    EXPECT_FALSE(b.Acquire().ok()) << "renewed, so still held";
+    EXPECT_FALSE(keeper.lost()) << keeper.error();
+  }
+  EXPECT_TRUE(a.Renew().ok()) << "the keeper stopped with the lease still ours";
+  EXPECT_TRUE(a.Release().ok());
+}
+
 TEST_F(LeaseTest, PoliciesHaveTheirOwnLeases) {
   system_clock::time_point now = system_clock::now();
   PolicyLease a(*client_, Options("Team_A", "cli-a", &now));

@@ -297,7 +297,10 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
           step_ctx.options.hard_deadline = SysClock::now() + (close - now);
         }
       }
+      // The step may outlast the Lease: keep renewing it while it runs.
+      apply::LeaseKeeper keeper(lease, std::chrono::duration_cast<std::chrono::milliseconds>(lo.duration) / 3);
       apply::StepOutcome o = apply::RunStep(step_ctx, step);
+      if (keeper.lost()) progress("warning: " + keeper.error());
       for (const auto& p : o.gitops_patches) progress("GitOps-managed, not patched; commit this to its repository: " + p);
       return ToResult(o);
     };
@@ -378,7 +381,12 @@ int RunRevert(const RevertArgs& a, std::ostream& out, std::ostream& err) {
   apply::StepOptions so;
   so.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
   apply::StepContext ctx{**client, **store, clock, apply::StepArtifacts{}, so, r.policy, progress};
-  apply::StepOutcome o = apply::RevertChange(ctx, a.id);
+  apply::StepOutcome o;
+  {
+    apply::LeaseKeeper keeper(lease, std::chrono::duration_cast<std::chrono::milliseconds>(lo.duration) / 3);
+    o = apply::RevertChange(ctx, a.id);
+    if (keeper.lost()) progress("warning: " + keeper.error());
+  }
   Status released = lease.Release();
   if (!released.ok()) progress("warning: " + released.message());
   switch (o.kind) {

@@ -206,13 +206,9 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
         progress(Summary(step) + ": proposed");
         continue;  // Proposal records every step; none runs
       case GateVerdict::kNeedsApproval:
-        report.steps.push_back(Report(plan, step, "waiting-approval", d.why));
-        progress(Summary(step) + ": " + d.why);
-        blocked = true;
-        blocked_by = step.id;
-        continue;
       case GateVerdict::kOutsideWindow:
-        report.steps.push_back(Report(plan, step, "waiting-window", d.why));
+        report.steps.push_back(Report(
+            plan, step, d.verdict == GateVerdict::kNeedsApproval ? "waiting-approval" : "waiting-window", d.why));
         progress(Summary(step) + ": " + d.why);
         blocked = true;
         blocked_by = step.id;

@@ -217,6 +217,18 @@ TEST_F(ApplyCommandTest, AutoThenApprovalsApplyTheDemo) {
   ASSERT_TRUE(node.ok());
   EXPECT_EQ((*node)["metadata"]["labels"].value("nvidia.com/mig.config.state", ""), "success");
   EXPECT_FALSE((*node)["spec"].value("unschedulable", false));
+  // Real kubectl agrees: the node's MIG state, and the moved owners' rollouts are complete.
+  auto [kc_code, kc_out] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() +
+                                                     " get node " + first_node +
+                                                     " -L nvidia.com/mig.config.state --no-headers 2>&1");
+  if (kc_code != 127) {
+    EXPECT_EQ(kc_code, 0) << kc_out;
+    EXPECT_NE(kc_out.find("success"), std::string::npos) << kc_out;
+    auto [rc, rout] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() +
+                                                " -n production rollout status deployment/embedder --timeout=60s 2>&1");
+    EXPECT_EQ(rc, 0) << rout;
+    EXPECT_NE(rout.find("successfully rolled out"), std::string::npos) << rout;
+  }
 
   Approve(steps[1]["id"]);
   Approve(steps[2]["id"]);

@@ -33,5 +33,16 @@ function(kubeon_cli_link_extras)
     add_dependencies(apply_command_test kube-sim)
     gtest_discover_tests(apply_command_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long)
   endif()
+  # apply_crash_test: the real kubeon-gpu binary SIGKILLed after each cluster
+  # write of the demo's step 1 on kube-sim, then resumed; CTest label "long".
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu)
+    add_executable(apply_crash_test ${PROJECT_SOURCE_DIR}/src/cli/apply_crash_test.cc)
+    target_link_libraries(apply_crash_test PRIVATE kubeon_cli GTest::gtest GTest::gtest_main)
+    target_compile_definitions(apply_crash_test PRIVATE
+      KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
+      KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
+    add_dependencies(apply_crash_test kube-sim kubeon-gpu)
+    gtest_discover_tests(apply_crash_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 600)
+  endif()
 endfunction()
 cmake_language(DEFER CALL kubeon_cli_link_extras)

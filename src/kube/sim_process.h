@@ -183,9 +183,11 @@ class SimProcess {
   SimProcess& operator=(const SimProcess&) = delete;
 
   // REQUIRES: not started.  `timeout_ms` bounds the wait for the listening line.
-  // `settings` (null = none) is kube-sim's --settings (tools/kube-sim/settings.h).
+  // `settings` (null = none) is kube-sim's --settings (tools/kube-sim/settings.h);
+  // `extra_args` are appended to its command line (e.g. --log-requests, whose
+  // lines go to stderr_path()).
   Status Start(const std::string& binary, const nlohmann::json& cluster, int timeout_ms = 120000,
-               const nlohmann::json& settings = nullptr) {
+               const nlohmann::json& settings = nullptr, const std::vector<std::string>& extra_args = {}) {
     if (dir_.path().empty()) return Status::Error("mkdtemp failed");
     WriteText(dir_.File("cluster.json"), cluster.dump());
     if (mkdir(dir_.File("users").c_str(), 0700) != 0) return Status::Error("mkdir users failed");
@@ -205,6 +207,7 @@ class SimProcess {
       WriteText(dir_.File("settings.json"), settings.dump());
       args.insert(args.end(), {"--settings", dir_.File("settings.json")});
     }
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -247,6 +250,8 @@ class SimProcess {
   // The kubeconfig of a user of the `users` setting passed to Start.
   std::string user_kubeconfig(const std::string& name) const { return dir_.File("users/" + name + ".kubeconfig"); }
   const TempDir& dir() const { return dir_; }
+  // kube-sim's standard error.
+  std::string stderr_path() const { return dir_.File("kube-sim.stderr"); }
 
  private:
   TempDir dir_;

@@ -3,13 +3,13 @@
 //   apply_bench                     # kube-sim at 20x real time
 //   KUBEON_APPLY_BENCH_TIMESCALE=50 apply_bench
 //
-// The bundled demo plus one spare H100 node (cli/apply_e2e_support.h) is
-// served by the kube-sim executable (--log-requests) and applied by the real
-// kubeon-gpu binary, one step per run: `apply --mode Auto` (runs step 1,
-// stops at the flagged step 2), then for each remaining step `approve ID`
-// and `apply --mode Approve` (runs it, stops at the next), then a last
+// The bundled demo plus spare H100 and A10G nodes (cli/apply_e2e_support.h)
+// is served by the kube-sim executable (--log-requests) and applied by the
+// real kubeon-gpu binary: `apply --mode Auto` (runs the clean steps, leaves
+// the flagged ones), then for each remaining step `approve ID` and
+// `apply --mode Approve`, then a last
 // `apply` that must find nothing to do.  Per run it prints:
-//   step           the change id the run finished ("-" when none)
+//   step           the change ids the run finished ("-" when none)
 //   sim_min        wall seconds of the run x timeScale / 60 (simulated minutes)
 //   api_requests   requests kube-sim logged during the run, minus the
 //                  watcher's (kube/ready_watcher.h, 3 per 100 ms sample)
@@ -128,8 +128,8 @@ int main() {
   const std::filesystem::path dir = sim.dir().path();
   const std::string db = (dir / "audit.db").string();
 
-  std::printf("kube-sim timeScale %d; demo + spare-h100; one step per run\n", time_scale);
-  std::printf("%-8s %-9s %-10s %8s %12s %8s %9s  %-40s %9s\n", "run", "mode", "step", "sim_min", "api_requests",
+  std::printf("kube-sim timeScale %d; demo + spare-h100 + spare-a10g\n", time_scale);
+  std::printf("%-8s %-9s %-19s %8s %12s %8s %9s  %-40s %9s\n", "run", "mode", "step", "sim_min", "api_requests",
               "evicted", "min_slack", "worst_owner", "pods_lost");
   bool ok = true;
   std::vector<std::string> done_before;
@@ -161,8 +161,9 @@ int main() {
     const LogCounts after = CountLog(sim.stderr_path());
     std::string step = "-";
     std::vector<std::string> done = ChangesIn(db, kubeon::audit::ChangeState::kDone);
-    for (const auto& id : done) {
-      if (std::find(done_before.begin(), done_before.end(), id) == done_before.end()) step = id;
+    for (const auto& id : done) {  // the steps this run finished
+      if (std::find(done_before.begin(), done_before.end(), id) != done_before.end()) continue;
+      step = step == "-" ? id : step + "," + id;
     }
     done_before = done;
     int min_slack = 1 << 30;
@@ -172,7 +173,7 @@ int main() {
       min_slack = o.worst_slack;
       worst = name + " " + std::to_string(o.min_ready) + "/" + std::to_string(o.allowed);
     }
-    std::printf("%-8d %-9s %-10s %8.1f %12ld %8ld %9d  %-40s %9d\n", run, mode.c_str(), step.c_str(),
+    std::printf("%-8d %-9s %-19s %8.1f %12ld %8ld %9d  %-40s %9d\n", run, mode.c_str(), step.c_str(),
                 wall * time_scale / 60.0, after.requests - before.requests - watcher.requests(),
                 after.evictions - before.evictions, min_slack, worst.c_str(), lost);
     std::fflush(stdout);

@@ -123,8 +123,9 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
     }
   }
 
-  bool blocked = false;  // an earlier step waits: later ones do not start
-  std::string blocked_by;
+  // The step of each GPU pool that waits: later steps of that pool do not
+  // start (they count on the GPUs it frees); other pools go on.
+  std::map<std::string, std::string> blocked_by;
   for (const auto& step : schedule.steps) {
     std::optional<ChangeRecord> record;
     if (store != nullptr && !o.dry_run) {
@@ -170,8 +171,8 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
         record = *put;
       }
     }
-    if (blocked) {
-      report.steps.push_back(Report(plan, step, "not-started", "waits for step " + blocked_by));
+    if (auto b = blocked_by.find(step.gpu_model); b != blocked_by.end()) {
+      report.steps.push_back(Report(plan, step, "not-started", "waits for step " + b->second));
       continue;
     }
     GateDecision d = Decide(step, record, o.mode, policy.window, o.now());
@@ -180,8 +181,7 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
         report.steps.push_back(
             Report(plan, step, "already-" + std::string(audit::ChangeStateName(record->state)), d.why));
         if (record->state != ChangeState::kDone && record->state != ChangeState::kReverted) {
-          blocked = true;
-          blocked_by = step.id;
+          blocked_by.emplace(step.gpu_model, step.id);
         }
         continue;
       case GateVerdict::kExpired:
@@ -198,8 +198,7 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
         }
         report.steps.push_back(Report(plan, step, "expired", d.why + "; approve it again"));
         progress(Summary(step) + ": " + d.why);
-        blocked = true;
-        blocked_by = step.id;
+        blocked_by.emplace(step.gpu_model, step.id);
         continue;
       case GateVerdict::kProposeOnly:
         report.steps.push_back(Report(plan, step, "proposed", d.why));
@@ -210,8 +209,7 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
         report.steps.push_back(Report(
             plan, step, d.verdict == GateVerdict::kNeedsApproval ? "waiting-approval" : "waiting-window", d.why));
         progress(Summary(step) + ": " + d.why);
-        blocked = true;
-        blocked_by = step.id;
+        blocked_by.emplace(step.gpu_model, step.id);
         continue;
       case GateVerdict::kRun:
         break;
@@ -274,8 +272,7 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
     report.steps.push_back(Report(plan, step, outcome, result.message));
     progress(Summary(step) + ": " + outcome + (result.message.empty() ? "" : ": " + result.message));
     if (result.kind != StepResultKind::kDone) {
-      blocked = true;
-      blocked_by = step.id;
+      blocked_by.emplace(step.gpu_model, step.id);
     }
   }
   return report;

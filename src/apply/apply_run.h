@@ -12,8 +12,8 @@
 //     record's revision: a second executor cannot start it too), run it, and
 //     record done | rolled-back | failed with the runner's message;
 //  4. anything else: record what it waits for (expired approvals become
-//     expired) and start no LATER step of the schedule either, because later
-//     steps count on the GPUs earlier ones free.
+//     expired) and start no later step of the same GPU pool either, because
+//     those count on the GPUs it frees (pools are independent).
 // Records of this policy still proposed or approved whose id is no longer in
 // the schedule become expired ("no longer in the plan"): the cluster changed,
 // so what was approved is not what would run.

@@ -137,6 +137,18 @@ TEST_F(ApplyRunTest, ApproveRunsOnlyApprovedStepsAndStopsAtTheFirstWaitingOne) {
   EXPECT_EQ(ApplyExitCode({r}), 3);
 }
 
+TEST_F(ApplyRunTest, AWaitingStepHoldsBackOnlyItsOwnPool) {
+  plan_.schedule.steps[0].gpu_model = "A100-40GB";
+  plan_.schedule.steps[1].gpu_model = "A100-40GB";
+  plan_.schedule.steps[2].gpu_model = "H100-80GB";
+  plan_.schedule.steps[0].flags.push_back("1 pod(s) without a PodDisruptionBudget wait Pending");
+  ApplyReport r = Run(policy::Mode::kAuto, kOpen);
+  EXPECT_EQ(r.steps[0].outcome, "waiting-approval");
+  EXPECT_EQ(r.steps[1].outcome, "not-started");
+  EXPECT_EQ(r.steps[2].outcome, "done");
+  EXPECT_EQ(ran_, std::vector<std::string>{"dddddddd"});
+}
+
 TEST_F(ApplyRunTest, ExpiredApprovalsAndStepsThatLeftThePlan) {
   Run(policy::Mode::kProposal, kOpen);
   Approve("bbbbbbbb", "2026-12-05T02:30:00Z");  // TTL over by 03:00

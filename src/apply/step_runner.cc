@@ -13,6 +13,7 @@
 #include "apply/operator_config.h"
 #include "apply/rfc3339.h"
 #include "model/cluster.h"
+#include "plan/schedule_json.h"
 
 namespace kubeon::apply {
 namespace {
@@ -1210,6 +1211,31 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx) {
       if (s.ok()) {
         out.push_back(r.Finish(OutcomeKind::kDone, "", audit::ChangeState::kDone, "done"));
         continue;
+      }
+    }
+    // Interrupted while its owners moved: the nodes are reconfigured and some
+    // owners already roll onto the new slices, so going back would need whole
+    // GPUs the step freed and may have given away.  Finish the move instead
+    // (re-applying a patch is idempotent); roll back only if that fails.
+    if (step_running && r.Run().value("phase", "") == "owners") {
+      Result<plan::ScheduleStep> step = plan::StepFromJson(json::parse(rec.step_json, nullptr, false));
+      if (step.ok()) {
+        r.Progress("resuming: the nodes are reconfigured; finishing the owners' move");
+        const Goal goal = StepGoal(*step);
+        s = r.MoveOwners(goal);
+        if (s.ok() && !r.crashed()) {
+          r.Run()["phase"] = "cleanup";
+          s = r.Save();
+          if (s.ok()) s = r.Cleanup();
+        }
+        if (r.crashed()) {
+          out.push_back(r.Crashed());
+          continue;
+        }
+        if (s.ok()) {
+          out.push_back(r.Finish(OutcomeKind::kDone, "", audit::ChangeState::kDone, "done"));
+          continue;
+        }
       }
     }
     r.Progress("rolling back what the log shows half done");

@@ -249,7 +249,7 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<apply::ApplyReport> reports;
   bool resume_failed = false, resume_rolled_back = false;
   for (size_t i = 0; i < planned->plans.size(); ++i) {
-    const plan::Plan& plan = planned->plans[i];
+    plan::Plan plan = planned->plans[i];
     const policy::GpuPolicy& policy = planned->policies[i];
     const policy::Mode mode = mode_override.value_or(policy.mode);
     const bool writes = !a.dry_run && mode != policy::Mode::kProposal;
@@ -275,11 +275,25 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
     std::optional<apply::StepContext> ctx;  // only when the run may write (the store is open)
     if (store) ctx.emplace(**client, *store, clock, ArtifactsOf(plan, planned->cluster, pa), so, policy.name, progress);
     if (writes) {
-      for (const apply::StepOutcome& o : apply::ResumeOrRollback(*ctx)) {
+      const std::vector<apply::StepOutcome> resumed = apply::ResumeOrRollback(*ctx);
+      for (const apply::StepOutcome& o : resumed) {
         progress("change " + o.change_id + " left half way by an earlier run: " + apply::OutcomeName(o.kind) +
                  (o.cause.empty() ? "" : ": " + o.cause));
         if (o.kind == apply::OutcomeKind::kRollbackFailed) resume_failed = true;
         if (o.kind == apply::OutcomeKind::kRolledBack) resume_rolled_back = true;
+      }
+      if (!resumed.empty()) {
+        // The plan was made from the half-done cluster: make it again.
+        progress("planning again now that the cluster is settled ...");
+        Result<PlannedCluster> again = BuildPlans(pa, progress, &code);
+        if (!again.ok()) {
+          err << "error: " << again.status().message() << "\n";
+          Status released = lease.Release();
+          if (!released.ok()) progress("warning: " + released.message());
+          return code;
+        }
+        plan = again->plans[i];
+        ctx.emplace(**client, *store, clock, ArtifactsOf(plan, again->cluster, pa), so, policy.name, progress);
       }
     }
     apply::ApplyOptions ao;

@@ -1,5 +1,5 @@
 // `kubeon-gpu apply`, `approve` and `revert` end to end: the bundled demo
-// cluster (examples/demo, plus one empty H100 node where an order must fit)
+// cluster (examples/demo, plus empty H100 and A10G nodes where an order must fit)
 // served by the kube-sim executable with its simulated GPU Operator, history from the demo's OpenMetrics file, the
 // commands run in-process on a SQLite audit log in a temp directory.
 // kube-sim runs 20x real time with no ConfigMap sync delay.  Each test
@@ -21,6 +21,7 @@
 
 #include "apply/rfc3339.h"
 #include "audit/sqlite_store.h"
+#include "cli/apply_e2e_support.h"
 #include "cli/change_commands.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
@@ -50,21 +51,11 @@ class ApplyCommandTest : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
 
-  // Starts kube-sim on the demo cluster; with `spare_h100` plus one empty
-  // H100 node (the demo's H100 pool is full: without it no order fits).
-  void StartSim(bool spare_h100) {
-    json cluster = ReadJson(kDemo + "cluster.json");
-    if (spare_h100) {
-      for (const auto& item : cluster["items"]) {
-        if (item["kind"] != "Node" || item["metadata"]["name"] != "ip-10-5-42-245.ec2.internal") continue;
-        json spare = item;
-        spare["metadata"]["name"] = "spare-h100";
-        spare["metadata"]["uid"] = "uid-spare-h100";
-        spare["metadata"]["labels"]["kubernetes.io/hostname"] = "spare-h100";
-        cluster["items"].push_back(spare);
-        break;
-      }
-    }
+  // Starts kube-sim on the demo cluster; with `spares` plus one empty H100
+  // and one empty A10G node (the demo's H100 and A10G pools are full: without
+  // them no order fits).
+  void StartSim(bool spares) {
+    json cluster = spares ? testing::DemoWithSpare(kDemo) : ReadJson(kDemo + "cluster.json");
     json settings = {{"timeScale", 20}, {"configMapSyncDelayMs", 0}};
     Status s = sim_.Start(KUBE_SIM_BINARY, cluster, 120000, settings);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -172,11 +163,11 @@ TEST_F(ApplyCommandTest, DryRunAndProposalChangeNothingInTheCluster) {
   dry.dry_run = true;
   json out;
   std::string err;
-  ASSERT_EQ(Apply(dry, &out, &err), 3) << err;  // what Auto would do: step 2 is flagged and waits
+  ASSERT_EQ(Apply(dry, &out, &err), 3) << err;  // what Auto would do: step 1 is flagged and waits
   ASSERT_EQ(out["policies"][0]["steps"].size(), 3u) << out.dump(2);
-  EXPECT_EQ(out["policies"][0]["steps"][0]["outcome"], "would-run");
-  EXPECT_EQ(out["policies"][0]["steps"][1]["outcome"], "waiting-approval");
-  EXPECT_EQ(out["policies"][0]["steps"][2]["outcome"], "not-started");
+  EXPECT_EQ(out["policies"][0]["steps"][0]["outcome"], "waiting-approval");
+  EXPECT_EQ(out["policies"][0]["steps"][1]["outcome"], "would-run") << "another pool: not held back";
+  EXPECT_EQ(out["policies"][0]["steps"][2]["outcome"], "would-run");
   EXPECT_FALSE(std::filesystem::exists(db())) << "--dry-run writes no log";
 
   ASSERT_EQ(Apply(Args("Proposal", kInsideWindow), &out, &err), 0) << err;
@@ -193,15 +184,18 @@ TEST_F(ApplyCommandTest, ClosedWindowChangesNothing) {
   json out;
   std::string err;
   EXPECT_EQ(Apply(Args("Auto", kOutsideWindow), &out, &err), 3) << err;
-  EXPECT_EQ(out["policies"][0]["steps"][0]["outcome"], "waiting-window");
-  EXPECT_NE(out["policies"][0]["steps"][0]["why"].get<std::string>().find("opens at 2026-12-12T02:00:00Z"),
-            std::string::npos);
+  const json& steps = out["policies"][0]["steps"];
+  EXPECT_EQ(steps[0]["outcome"], "waiting-approval");  // flagged: a reviewer decides first
+  EXPECT_EQ(steps[1]["outcome"], "waiting-window");
+  EXPECT_NE(steps[1]["why"].get<std::string>().find("opens at 2026-12-12T02:00:00Z"), std::string::npos)
+      << steps[1].dump();
   EXPECT_EQ(NodeState(), before);
 }
 
-// Auto takes the clean first step and stops at the flagged second one; after
-// approvals, Approve mode takes the rest; a further run changes nothing, and
-// a done step reverts.
+// Auto takes the clean steps (the spare nodes' pools) and leaves the flagged
+// A100 step (a pod without a PodDisruptionBudget must wait Pending) for a
+// reviewer; after the approval, Approve mode takes it; a further run changes
+// nothing, and a done step reverts.
 TEST_F(ApplyCommandTest, AutoThenApprovalsApplyTheDemo) {
   StartSim(true);
   json out;
@@ -209,33 +203,31 @@ TEST_F(ApplyCommandTest, AutoThenApprovalsApplyTheDemo) {
   ASSERT_EQ(Apply(Args("Auto", kInsideWindow), &out, &err), 3) << err << out.dump(2);
   json steps = out["policies"][0]["steps"];
   ASSERT_EQ(steps.size(), 3u);
-  EXPECT_EQ(steps[0]["outcome"], "done") << steps[0].dump();
-  EXPECT_EQ(steps[1]["outcome"], "waiting-approval");
-  EXPECT_EQ(steps[2]["outcome"], "not-started");
-  const std::string first_node = steps[0]["nodes"][0];
-  auto node = client_->Get("/api/v1/nodes/" + first_node);
+  EXPECT_EQ(steps[0]["outcome"], "waiting-approval") << steps[0].dump();
+  EXPECT_EQ(steps[1]["outcome"], "done") << steps[1].dump();
+  EXPECT_EQ(steps[2]["outcome"], "done") << steps[2].dump();
+  auto node = client_->Get("/api/v1/nodes/spare-h100");
   ASSERT_TRUE(node.ok());
   EXPECT_EQ((*node)["metadata"]["labels"].value("nvidia.com/mig.config.state", ""), "success");
   EXPECT_FALSE((*node)["spec"].value("unschedulable", false));
-  // Real kubectl agrees: the node's MIG state, and the moved owners' rollouts are complete.
+  // Real kubectl agrees: the node's MIG state, and a moved owner's rollout is complete.
   auto [kc_code, kc_out] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() +
-                                                     " get node " + first_node +
-                                                     " -L nvidia.com/mig.config.state --no-headers 2>&1");
+                                                     " get node spare-h100 -L nvidia.com/mig.config.state "
+                                                     "--no-headers 2>&1");
   if (kc_code != 127) {
     EXPECT_EQ(kc_code, 0) << kc_out;
     EXPECT_NE(kc_out.find("success"), std::string::npos) << kc_out;
     auto [rc, rout] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() +
-                                                " -n production rollout status deployment/embedder --timeout=60s 2>&1");
+                                                " -n inference rollout status deployment/llm-8b --timeout=60s 2>&1");
     EXPECT_EQ(rc, 0) << rout;
     EXPECT_NE(rout.find("successfully rolled out"), std::string::npos) << rout;
   }
 
-  Approve(steps[1]["id"]);
-  Approve(steps[2]["id"]);
+  Approve(steps[0]["id"]);
   json approved;
   ASSERT_EQ(Apply(Args("Approve", "2026-12-05T02:30:00Z"), &approved, &err), 0) << err << approved.dump(2);
-  ASSERT_EQ(approved["policies"][0]["steps"].size(), 2u) << "step 1 is done and no longer in the plan";
-  for (const auto& s : approved["policies"][0]["steps"]) EXPECT_EQ(s["outcome"], "done") << s.dump();
+  ASSERT_EQ(approved["policies"][0]["steps"].size(), 1u) << "steps 2 and 3 are done and no longer in the plan";
+  EXPECT_EQ(approved["policies"][0]["steps"][0]["outcome"], "done") << approved.dump(2);
 
   json again;
   ASSERT_EQ(Apply(Args("Auto", "2026-12-05T02:40:00Z"), &again, &err), 0) << err;

@@ -1,17 +1,20 @@
 // Crash points end to end: the real `kubeon-gpu` binary (KUBEON_GPU_BINARY)
-// applies the bundled demo plus one spare H100 node (examples/demo; the
-// spare makes the plan feasible) on kube-sim.  `--mode Auto` runs step 1 and
-// stops at step 2 (flagged: waits for approval, exit 3), so the crash points
-// are the writes of step 1.  Run 0 is the reference: no crash.  Run N >= 1
-// SIGKILLs the process right after its N-th successful cluster write
-// (KUBEON_APPLY_CRASH_AFTER_WRITES=N, apply/step_runner.h); every write up
-// to 12 is a crash point, then every 3rd, until a run finishes without
-// crashing.  The dead process still holds the policy's Lease
-// (apply/lease.h): an immediate restart must be refused; the test then ages
-// the Lease's renewTime past its 60 s duration (the wall-clock wait a real
-// operator sees) and `apply` runs again without the variable: it resumes or
-// rolls back the half-done step, then goes on (exit 0/3, or 4 when it rolled
-// back).  After each run the test checks:
+// applies the bundled demo plus spare H100 and A10G nodes (examples/demo;
+// the spares make an order fit) on kube-sim.  Each run first records the plan
+// (`--mode Proposal`) and approves its step 1 (the A100 step: evictions, MIG
+// reconfiguration, five owners moved) with the real `kubeon-gpu approve`;
+// `--mode Approve` then runs step 1 only (steps 2 and 3 wait for approval,
+// exit 3), so the crash points are the writes of step 1.  Run 0 is the
+// reference: no crash.  Run N >= 1 SIGKILLs the process right after its N-th
+// successful cluster write (KUBEON_APPLY_CRASH_AFTER_WRITES=N,
+// apply/step_runner.h); every write up to 12 is a crash point, then every
+// 3rd, until a run finishes without crashing.  The dead process still holds
+// the policy's Lease (apply/lease.h): an immediate restart must be refused;
+// the test then ages the Lease's renewTime past its 60 s duration (the
+// wall-clock wait a real operator sees) and `apply` runs again without the
+// variable: it finishes (a crash during the owners' move) or rolls back the
+// half-done step (exit 3, or 4 when it rolled back).  After each run the test
+// checks:
 //  - no node carries the gpu.kubeon.io/step taint or the cordoned-by
 //    annotation, or is unschedulable unless it was before;
 //  - no Deployment/StatefulSet's ready replicas fell below what its PDB
@@ -19,24 +22,8 @@
 //  - no pod lost: every owner ends with all its replicas ready;
 //  - the audit log matches the cluster: no change left running or failed, a
 //    `done` change's nodes carry its labels_after, a `rolled-back` change's
-//    nodes do not carry its nvidia.com/mig.config target;
-// KNOWN ISSUE, so not checked: `kubeon-gpu revert` of the done step 1 evicts
-// fraud-scorer-0 from the MIG node before restoring the owner's template;
-// the replacement keeps the MIG template (A100 affinity, a mig-2g.10gb
-// slice), stays Pending on the cordoned node, and the PDB then refuses
-// fraud-scorer-1's eviction until the 10-minute eviction deadline.
-// KNOWN ISSUE: a crash after the step's first owner patch (step 7 of
-// step_runner.h) is not resumed here: the resume rolls the owners back, then
-// waits for evictions their PDBs refuse (e.g. llm-7b: "needs 2 healthy pods
-// and has 2") until the 10-minute eviction deadline.  The loop stops at the
-// first such crash point and prints it.
-// KNOWN ISSUE: the uninterrupted run (run 0) lets StatefulSet
-// production/fraud-scorer drop to 1 ready pod while its PDB (minAvailable
-// 66%) allows 2: two of its pods are evicted from the node (one at a time,
-// as the PDB allows), then the owner patch starts a rolling update that
-// deletes the third while they are still Pending.  Run 0's PDB samples are
-// printed ("KNOWN ISSUE: ...") and recorded, not failed; every crash point's
-// are checked.
+//    nodes do not carry its nvidia.com/mig.config target.
+// (Revert is tested by apply_command_test and step_runner_test.)
 // One kube-sim per crash point, 30x real time.  CTest label "long".
 #include <gtest/gtest.h>
 
@@ -76,7 +63,28 @@ class ApplyCrashTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::vector<std::string> ApplyArgs(const std::string &kubeconfig, const std::string &db) {
-    return testing::DemoApplyArgs(kDemo, kubeconfig, db, "Auto", kStep1Time);
+    return testing::DemoApplyArgs(kDemo, kubeconfig, db, "Approve", kStep1Time);
+  }
+
+  // Records the plan (Proposal) and approves its step 1 (the A100 step, with
+  // evictions) with the real `kubeon-gpu approve`; steps 2 and 3 stay waiting.
+  void ApproveStep1(const std::string &kubeconfig, const std::string &db) {
+    const testing::ChildResult proposed = testing::RunGpu(
+        KUBEON_GPU_BINARY, testing::DemoApplyArgs(kDemo, kubeconfig, db, "Proposal", kStep1Time), 0, dir_);
+    ASSERT_EQ(proposed.exit_code, 0) << proposed.err;
+    auto store = audit::SqliteAuditStore::Open(db);
+    ASSERT_TRUE(store.ok());
+    auto changes = (*store)->ListChanges();
+    ASSERT_TRUE(changes.ok());
+    std::string id;
+    for (const auto &ch : *changes) {
+      if (json::parse(ch.step_json).value("index", 0) == 1) id = ch.id;
+    }
+    store->reset();
+    ASSERT_FALSE(id.empty());
+    const testing::ChildResult approved = testing::RunGpu(
+        KUBEON_GPU_BINARY, {"approve", id, "--kubeconfig", kubeconfig, "--audit-db", db, "--ttl", "1000h"}, 0, dir_);
+    ASSERT_EQ(approved.exit_code, 0) << approved.err;
   }
 
   std::filesystem::path dir_;
@@ -232,6 +240,7 @@ TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
     const std::set<std::string> cordoned_before = CordonedNodes(client);
 
     const std::string db = (dir_ / ("audit-" + std::to_string(n) + ".db")).string();
+    ApproveStep1(sim.token_kubeconfig(), db);
     kube::testing::ReadyWatcher watcher;
     ASSERT_TRUE(watcher.Start(sim.token_kubeconfig()).ok());
     const testing::ChildResult first =
@@ -244,14 +253,7 @@ TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
       EXPECT_EQ(first.exit_code, 3) << first.err;
     } else {
       ASSERT_EQ(first.signal, SIGKILL) << first.err;
-      if (ReachedOwnersPhase(db)) {
-        // Known issue (reported to the lead): resuming a crash inside the
-        // owners phase rolls the owners back and then waits for evictions
-        // their PDBs refuse until the 10-minute eviction deadline.
-        owners_phase_from = n;
-        watcher.Stop();
-        break;
-      }
+      if (ReachedOwnersPhase(db) && owners_phase_from == 0) owners_phase_from = n;
       // The dead process still holds the policy's Lease: a restart is refused
       // until it expires (60 s of wall clock), then takes it over.
       const testing::ChildResult refused =
@@ -272,16 +274,7 @@ TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
     EXPECT_TRUE(AllOwnersReady(client));
     watcher.Stop();
     EXPECT_GT(watcher.samples(), 0);
-    for (const auto &v : watcher.Violations()) {
-      if (n == 0) {
-        // KNOWN ISSUE (see the file comment): the uninterrupted step breaches
-        // fraud-scorer's PDB during its StatefulSet rollout.  Reported, not failed.
-        std::cout << "KNOWN ISSUE: reference run: " << v << "\n";
-        RecordProperty("known_issue_pdb_breach", v);
-      } else {
-        ADD_FAILURE() << "crash point " << n << ": " << v;
-      }
-    }
+    for (const auto &v : watcher.Violations()) ADD_FAILURE() << "crash point " << n << ": " << v;
     ExpectNoNodeHeldByUs(client, cordoned_before, n);
     const LogSummary log = ExpectLogMatchesCluster(client, db, n);
     const std::string &step1 = log.done_step1;
@@ -299,10 +292,9 @@ TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
     // `kubeon-gpu revert` of the done step 1 is not run: KNOWN ISSUE (see
     // the file comment).
   }
-  EXPECT_TRUE(finished || owners_phase_from > 0) << "the run never finished without crashing";
-  if (owners_phase_from > 0) {
-    std::cout << "crash points from " << owners_phase_from << " on (owners phase) not resumed: known issue\n";
-  }
+  EXPECT_TRUE(finished) << "the run never finished without crashing";
+  EXPECT_GT(owners_phase_from, 0) << "no crash point fell in the owners' move";
+  std::cout << "crash points from " << owners_phase_from << " on fell in the owners' move (finished on resume)\n";
   std::cout << "crash points survived: " << survived << " (step 1 finished after " << resumed_points
             << ", rolled back after " << rolled_back_points << ")\n";
   RecordProperty("crash_points_survived", survived);

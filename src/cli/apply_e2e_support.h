@@ -29,21 +29,27 @@ extern char **environ;
 
 namespace kubeon::cli::testing {
 
-// The demo cluster plus "spare-h100": a copy of an H100 node, no pods.
+// The demo cluster plus "spare-h100" and "spare-a10g": copies of an H100 and
+// an A10G node, no pods (the demo's H100 and A10G pools are full: without
+// them no migration order fits).
 inline nlohmann::json DemoWithSpare(const std::string &demo_dir) {
   std::ifstream in(demo_dir + "cluster.json");
   nlohmann::json cluster = nlohmann::json::parse(in);
+  const std::vector<std::pair<std::string, std::string>> spares = {
+      {"ip-10-5-42-245.ec2.internal", "spare-h100"}, {"ip-10-20-245-63.ec2.internal", "spare-a10g"}};
+  std::vector<nlohmann::json> added;
   for (const auto &item : cluster["items"]) {
-    if (item["kind"] == "Node" && item["metadata"]["name"] == "ip-10-5-42-245.ec2.internal") {
+    for (const auto &[of, name] : spares) {
+      if (item["kind"] != "Node" || item["metadata"]["name"] != of) continue;
       nlohmann::json spare = item;
-      spare["metadata"]["name"] = "spare-h100";
-      spare["metadata"]["labels"]["kubernetes.io/hostname"] = "spare-h100";
+      spare["metadata"]["name"] = name;
+      spare["metadata"]["labels"]["kubernetes.io/hostname"] = name;
       spare["metadata"].erase("uid");
       spare["metadata"].erase("resourceVersion");
-      cluster["items"].push_back(spare);
-      return cluster;
+      added.push_back(spare);
     }
   }
+  for (auto &n : added) cluster["items"].push_back(std::move(n));
   return cluster;
 }
 

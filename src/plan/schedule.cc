@@ -403,7 +403,8 @@ class Builder {
   }
 
   // Whether the instance's owner moves at the end of `step` (its rollout then
-  // replaces the Pending pod with one on the new slices).
+  // replaces the Pending pod with one on the new slices; a Deployment's
+  // rollout deletes unavailable old pods first).
   bool BackAfter(const Inst& inst, const std::vector<int>& step) const {
     if (inst.owner < 0) return false;
     for (int t : owners_[inst.owner].targets) {
@@ -448,7 +449,10 @@ class Builder {
         }
         const int pdb = PdbIndexOf(cluster_.pods[inst.pod]);
         Priority pr = kWithinBudget;
-        if (!BackAfter(inst, step)) {
+        // A StatefulSet recreates a missing pod from its old revision and,
+        // OrderedReady, updates nothing while a pod is not Ready: a Pending
+        // pod would block the owner's own move, so its pods never wait.
+        if (!BackAfter(inst, step) || cluster_.pods[inst.pod].workload.kind == "StatefulSet") {
           pr = kMustRun;
         } else if (pdb < 0) {
           pr = kNoBudgetPod;

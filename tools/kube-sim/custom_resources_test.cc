@@ -272,6 +272,46 @@ TEST_F(CustomResourcesTest, ServerSideApplyCreatesThenMerges) {
   EXPECT_EQ(merged["metadata"]["generation"], 2);
 }
 
+TEST_F(CustomResourcesTest, SchemaValidationPruningAndDefaults) {
+  json crd = Crd("widgets", "Widget", "Cluster", true);
+  crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json::parse(R"({
+    "type": "object", "required": ["spec"], "properties": {
+      "spec": {"type": "object", "required": ["kind"], "properties": {
+        "kind": {"type": "string", "enum": ["Sharing"]},
+        "mode": {"type": "string", "enum": ["Proposal", "Approve", "Auto"], "default": "Proposal"},
+        "size": {"type": "integer", "minimum": 1}}},
+      "status": {"type": "object", "properties": {"observedGeneration": {"type": "integer"}}}}})");
+  CreateCrd(crd);
+  json bad = Json("POST", kWidgets, 422, R"({"metadata": {"name": "bad"}, "spec": {"kind": "Sharing", "mode": "Sometimes", "size": 0}})");
+  EXPECT_EQ(bad["reason"], "Invalid");
+  EXPECT_EQ(bad["message"],
+            "Widget.example.kubeon.io \"bad\" is invalid: [spec.mode: Unsupported value: \"Sometimes\": supported values: "
+            "\"Proposal\", \"Approve\", \"Auto\", spec.size: Invalid value: 0: spec.size in body should be greater than or "
+            "equal to 1]");
+  EXPECT_EQ(bad["details"]["causes"][0],
+            json({{"reason", "FieldValueNotSupported"}, {"field", "spec.mode"},
+                  {"message", "Unsupported value: \"Sometimes\": supported values: \"Proposal\", \"Approve\", \"Auto\""}}));
+  EXPECT_EQ(Json("POST", kWidgets, 422, R"({"metadata": {"name": "bad"}})")["details"]["causes"][0]["field"], "spec");
+
+  // Unknown fields: Warn (the default) prunes and warns, Strict rejects.
+  ApiResponse warned = Call("POST", kWidgets, R"({"metadata": {"name": "a"}, "spec": {"kind": "Sharing", "mdoe": "Auto"}})");
+  ASSERT_EQ(warned.status, 201) << warned.body;
+  json a = json::parse(warned.body);
+  EXPECT_FALSE(a["spec"].contains("mdoe"));
+  EXPECT_EQ(a["spec"]["mode"], "Proposal");  // defaulted
+  ASSERT_EQ(warned.headers.size(), 1u);
+  EXPECT_EQ(warned.headers[0].second, "299 - \"unknown field \\\"spec.mdoe\\\"\"");
+  json strict = Json("POST", std::string(kWidgets) + "?fieldValidation=Strict", 400,
+                     R"({"metadata": {"name": "b"}, "spec": {"kind": "Sharing", "mdoe": "Auto"}})");
+  EXPECT_EQ(strict["message"], "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: unknown field \"spec.mdoe\"");
+  // Updates are validated too, through the main resource and /status.
+  Json("PATCH", std::string(kWidgets) + "/a", 422, R"({"spec": {"size": -1}})", "application/merge-patch+json");
+  Json("PATCH", std::string(kWidgets) + "/a/status", 422, R"({"status": {"observedGeneration": "one"}})",
+       "application/merge-patch+json");
+  EXPECT_EQ(Json("PATCH", std::string(kWidgets) + "/a/status", 200, R"({"status": {"observedGeneration": 1, "x": 2}})",
+                 "application/merge-patch+json")["status"], json({{"observedGeneration", 1}}));
+}
+
 TEST_F(CustomResourcesTest, CrdsAndTheirObjectsLoadFromASnapshot) {
   ManualSim other;
   json crd = Crd("widgets", "Widget", "Cluster", true);

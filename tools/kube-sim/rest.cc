@@ -13,6 +13,7 @@
 #include "patch.h"
 #include "pod_deletion.h"
 #include "selector.h"
+#include "structural_schema.h"
 #include "table.h"
 #include "validation.h"
 
@@ -170,10 +171,17 @@ ApiResponse List(Simulator& sim, const Route& r, const ApiRequest& req) {
 }
 
 // The rules of apiextensions types: a CRD's names, scope and versions
-// (custom_resources.h CrdProblems).
-Outcome<bool> ValidateCustom(const ResourceType& t, const json& obj) {
-  if (t.StoreId() != kCrds) return true;
-  auto problems = CrdProblems(obj);
+// (custom_resources.h CrdProblems); a custom resource gets its schema's
+// defaults and is validated against it (structural_schema.h).
+Outcome<bool> ValidateCustom(const ResourceType& t, json& obj) {
+  std::vector<std::string> problems;
+  if (t.StoreId() == kCrds) {
+    problems = CrdProblems(obj);
+  } else if (t.custom != nullptr) {
+    const json& schema = t.custom->Schema(t.versions[0]);
+    ApplyDefaults(schema, obj);
+    problems = ValidateAgainstSchema(schema, obj);
+  }
   if (problems.empty()) return true;
   return ApiError::InvalidFields(t.group, t.kind, Name(obj), problems);
 }

@@ -98,7 +98,7 @@ ApiResponse Api::Dispatch(const ApiRequest& req, const UserInfo& user) {
       std::lock_guard<std::mutex> lock(sim_.mutex());
       version = sim_.settings().server_version;
     }
-    return ServeOpenApi(req, path, version);
+    return ServeOpenApi(req, path, version, &sim_.custom_types());
   }
   if (path == "/api") return JsonResponse(200, ApiVersions(server_address_));
   const CustomTypes* custom = &sim_.custom_types();

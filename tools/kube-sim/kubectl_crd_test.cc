@@ -4,8 +4,10 @@
 // --server-side), `kubectl wait --for condition=established`, the example
 // GpuPolicies applied and re-applied, `kubectl get` by plural and short
 // name (Table output with the CRDs' printer columns), -o yaml, describe,
-// `kubectl patch --subresource=status`, and deleting a CRD.  A kubectl
-// that is not installed is skipped.
+// `kubectl patch --subresource=status`, deleting a CRD, a bad GpuPolicy
+// rejected with its fields named, unknown fields (strict and warn), and
+// `kubectl explain` from the published schemas.  A kubectl that is not
+// installed is skipped.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -120,6 +122,41 @@ TEST_P(KubectlCrdTest, ServerSideApplyOfTheCrds) {
   RunResult applied = Run({"apply", "--server-side", "-f", kSource + "/examples/policies/weekend-auto.yaml"});
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
   EXPECT_EQ(Run({"get", "gpupolicies", "-o", "name"}).out.empty(), false);
+}
+
+TEST_P(KubectlCrdTest, SchemaValidationAndExplain) {
+  InstallCrds();
+  const std::string path = dir_ + "/bad.yaml";
+  const std::string policy = "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata:\n  name: bad\nspec:\n  kind: Sharing\n";
+  std::ofstream(path) << policy << "  mode: Sometimes\n  timeSlicing: {maxReplicas: 0}\n";
+  RunResult bad = Run({"apply", "-f", path});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("The GpuPolicy \"bad\" is invalid"), std::string::npos) << bad.err;  // kubectl rewords the Status
+  EXPECT_NE(bad.err.find("spec.mode: Unsupported value: \"Sometimes\": supported values: \"Proposal\", \"Approve\", \"Auto\""),
+            std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("spec.timeSlicing.maxReplicas: Invalid value: 0"), std::string::npos) << bad.err;
+
+  // An unknown field: rejected (kubectl's default --validate=strict), dropped with a warning.
+  std::ofstream(path) << policy << "  mdoe: Auto\n";
+  RunResult typo = Run({"apply", "-f", path});
+  EXPECT_NE(typo.exit_code, 0);
+  EXPECT_NE(typo.err.find("unknown field \"spec.mdoe\""), std::string::npos) << typo.err;
+  RunResult warned = Run({"apply", "-f", path, "--validate=warn"});
+  ASSERT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_NE(warned.err.find("unknown field \"spec.mdoe\""), std::string::npos) << warned.err;
+  RunResult got = Run({"get", "gpupolicy", "bad", "-o", "json"});
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  json stored = json::parse(got.out);
+  EXPECT_FALSE(stored["spec"].contains("mdoe"));
+  EXPECT_EQ(stored["spec"]["mode"], "Proposal");  // the schema's default
+
+  RunResult explain = Run({"explain", "gpupolicy.spec"});
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_NE(explain.out.find("timeSlicing"), std::string::npos) << explain.out;
+  EXPECT_NE(explain.out.find("window"), std::string::npos) << explain.out;
+  RunResult explain_status = Run({"explain", "gpuchange.status.state"});
+  ASSERT_EQ(explain_status.exit_code, 0) << explain_status.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlCrdTest, ::testing::Values("kubectl.1.27", "kubectl.1.33"),

@@ -13,7 +13,9 @@ json Condition(const std::string& type, bool ok, const std::string& reason, cons
   std::string since = now;
   if (old_conditions != nullptr && old_conditions->is_array()) {
     for (const auto& c : *old_conditions) {
-      if (c.value("type", "") == type && c.value("status", "") == status) since = c.value("lastTransitionTime", now);
+      if (Str(c, {"type"}) == type && Str(c, {"status"}) == status && !Str(c, {"lastTransitionTime"}).empty()) {
+        since = Str(c, {"lastTransitionTime"});
+      }
     }
   }
   return {{"type", type}, {"status", status}, {"reason", reason}, {"message", message}, {"lastTransitionTime", since}};
@@ -26,7 +28,7 @@ json DesiredStatus(const json& crd, bool served, const std::string& now) {
   json names = Find(crd, {"spec", "names"}) != nullptr ? crd["spec"]["names"] : json::object();
   json conditions = json::array();
   if (served) {
-    std::string kind = names.value("kind", "");
+    std::string kind = Str(names, {"kind"});
     if (!names.contains("singular")) {
       std::string lower = kind;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -48,8 +50,8 @@ json DesiredStatus(const json& crd, bool served, const std::string& now) {
                                                                                           : json::array();
   if (const json* versions = Find(crd, {"spec", "versions"}); versions != nullptr && versions->is_array()) {
     for (const auto& v : *versions) {
-      if (!v.value("storage", false)) continue;
-      std::string name = v.value("name", "");
+      if (!v.is_object() || !v.contains("storage") || v["storage"] != true) continue;
+      std::string name = Str(v, {"name"});
       if (std::find(stored.begin(), stored.end(), json(name)) == stored.end()) stored.push_back(name);
     }
   }

@@ -9,6 +9,12 @@ namespace kubeon::kubesim {
 
 namespace {
 
+// The boolean `key` of `obj`; false when absent or not a boolean.
+bool BoolAt(const json& obj, const char* key) {
+  const json* v = obj.is_object() && obj.contains(key) ? &obj[key] : nullptr;
+  return v != nullptr && v->is_boolean() && v->get<bool>();
+}
+
 const std::vector<std::string> kCustomVerbs = {"delete", "deletecollection", "get", "list",
                                                "patch",  "create",           "update", "watch"};
 const std::vector<std::string> kStatusVerbs = {"get", "patch", "update"};
@@ -46,12 +52,12 @@ std::vector<PrinterColumn> ColumnsOf(const json& version) {
   for (const auto& c : *cols) {
     if (!c.is_object()) continue;
     PrinterColumn p;
-    p.name = c.value("name", "");
-    p.type = c.value("type", "string");
-    p.format = c.value("format", "");
-    p.description = c.value("description", "");
+    p.name = Str(c, {"name"});
+    p.type = Str(c, {"type"});
+    p.format = Str(c, {"format"});
+    p.description = Str(c, {"description"});
     p.priority = c.contains("priority") && c["priority"].is_number_integer() ? c["priority"].get<int>() : 0;
-    p.json_path = c.value("jsonPath", "");
+    p.json_path = Str(c, {"jsonPath"});
     out.push_back(p);
   }
   return out;
@@ -105,12 +111,12 @@ std::vector<std::string> CrdProblems(const json& crd) {
   int storage = 0;
   for (size_t i = 0; i < versions->size(); ++i) {
     const json& v = (*versions)[i];
-    std::string name = v.is_object() ? v.value("name", "") : "";
+    std::string name = Str(v, {"name"});
     if (!IsDnsLabel(name)) {
       out.push_back("spec.versions[" + std::to_string(i) + "].name: Invalid value: \"" + name +
                     "\": a DNS-1035 label must consist of lower case alphanumeric characters or '-'");
     }
-    if (v.is_object() && v.value("storage", false)) ++storage;
+    if (BoolAt(v, "storage")) ++storage;
   }
   if (storage != 1) {
     out.push_back("spec.versions: Invalid value: " + versions->dump() +
@@ -148,12 +154,12 @@ std::vector<std::string> CustomTypes::Sync(const Store& store) {
     // other served versions in the CRD's order.
     std::vector<const json*> order;
     for (const auto& v : spec["versions"]) {
-      if (v.value("storage", false)) order.insert(order.begin(), &v);
+      if (BoolAt(v, "storage")) order.insert(order.begin(), &v);
       else order.push_back(&v);
     }
     for (const json* v : order) {
-      if (!v->value("served", false)) continue;
-      t.versions.push_back(v->value("name", ""));
+      if (!BoolAt(*v, "served")) continue;
+      t.versions.push_back(Str(*v, {"name"}));
       e.info.versions.push_back(t.versions.back());
       const json* schema = ::kubeon::kubesim::Find(*v, {"schema", "openAPIV3Schema"});
       e.info.schemas.push_back(schema != nullptr ? *schema : json());

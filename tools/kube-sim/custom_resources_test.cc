@@ -312,6 +312,23 @@ TEST_F(CustomResourcesTest, SchemaValidationPruningAndDefaults) {
                  "application/merge-patch+json")["status"], json({{"observedGeneration", 1}}));
 }
 
+TEST_F(CustomResourcesTest, MistypedCrdFieldsAreTolerated) {
+  json crd = Crd("widgets", "Widget", "Cluster", true);
+  crd["spec"]["versions"][0]["additionalPrinterColumns"] = json::parse(R"([{"name": 5, "type": 1, "jsonPath": []}])");
+  crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json::parse(R"({"type": 3, "properties": 4, "required": "x"})");
+  ApiResponse created = Call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd.dump(),
+                             "application/json");
+  ASSERT_EQ(created.status, 201) << created.body;
+  Json("PATCH", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.kubeon.io/status", 200,
+       R"({"status": {"conditions": [{"type": 1, "status": [], "lastTransitionTime": 2}]}})", "application/merge-patch+json");
+  Json("POST", kWidgets, 201, R"({"metadata": {"name": "a"}, "spec": {"x": 1}})");
+  ApiRequest req = testing::TestRequest("GET", kWidgets);
+  req.headers["accept"] = "application/json;as=Table;v=v1;g=meta.k8s.io";
+  EXPECT_EQ(api.Handle(req).status, 200);
+  json got = Json("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.kubeon.io", 200);
+  EXPECT_EQ(got["status"]["conditions"][1]["type"], "Established");
+}
+
 TEST_F(CustomResourcesTest, CrdsAndTheirObjectsLoadFromASnapshot) {
   ManualSim other;
   json crd = Crd("widgets", "Widget", "Cluster", true);

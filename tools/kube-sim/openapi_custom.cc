@@ -13,7 +13,7 @@ constexpr const char* kObjectMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.Object
 void ToV2(json& s) {
   if (!s.is_object()) return;
   s.erase("nullable");
-  if (s.value("x-kubernetes-int-or-string", false)) {
+  if (s.contains("x-kubernetes-int-or-string") && s["x-kubernetes-int-or-string"] == true) {
     s.erase("type");
     s.erase("anyOf");
   }

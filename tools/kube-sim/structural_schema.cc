@@ -91,7 +91,11 @@ std::optional<std::regex> Pattern(const std::string& pattern) {
   return re;
 }
 
-bool IsDateTime(const std::string& s) { return ParseRfc3339(s).has_value(); }
+// RFC 3339 date-time, as kube-openapi's strfmt (fractions and offsets allowed).
+bool IsDateTime(const std::string& s) {
+  static const std::regex kDateTime(R"(^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$)");
+  return std::regex_match(s, kDateTime);
+}
 
 std::string Number(const json& v) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
@@ -102,9 +106,9 @@ void Validate(const json& schema, const json& v, const std::string& path, std::v
   if (!schema.is_object()) return;
   const std::string where = path.empty() ? "<root>" : path;
   if (v.is_null()) {
-    if (!Flag(schema, "nullable") && !Flag(schema, "x-kubernetes-preserve-unknown-fields") && schema.contains("type")) {
+    if (!Flag(schema, "nullable") && !Flag(schema, "x-kubernetes-preserve-unknown-fields") && !Str(schema, {"type"}).empty()) {
       out.push_back(where + ": Invalid value: \"null\": " + where + " in body must be of type " +
-                    schema["type"].get<std::string>() + ": \"null\"");
+                    Str(schema, {"type"}) + ": \"null\"");
     }
     return;
   }
@@ -229,7 +233,7 @@ std::vector<std::string> PruneUnknownFields(const json& schema, json& value, con
     }
     return unknown;
   }
-  if (!value.is_object() || !(DeclaresFields(schema) || schema.value("type", "") == "object")) return unknown;
+  if (!value.is_object() || !(DeclaresFields(schema) || Str(schema, {"type"}) == "object")) return unknown;
   const bool preserve = Flag(schema, "x-kubernetes-preserve-unknown-fields");
   const bool embedded = Flag(schema, "x-kubernetes-embedded-resource");
   std::vector<std::string> drop;

@@ -62,6 +62,7 @@ TEST(StructuralSchemaTest, ValidObjectsPass) {
     "ratio": 0.5, "names": ["a", "bcdef"], "port": "http", "when": "2026-01-01T00:00:00Z", "note": null, "headroom": "7%"}})");
   EXPECT_TRUE(ValidateAgainstSchema(kSchema, obj).empty());
   obj["spec"]["port"] = 8080;
+  obj["spec"]["when"] = "2026-01-01T10:00:00.125+02:00";
   EXPECT_TRUE(ValidateAgainstSchema(kSchema, obj).empty());
 }
 

@@ -12,6 +12,7 @@
 #include "patch.h"
 #include "pod_deletion.h"
 #include "selector.h"
+#include "service_accounts.h"
 #include "table.h"
 #include "validation.h"
 
@@ -204,6 +205,10 @@ Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json 
   }
   RecordManagedFields(candidate, by, sim.Now());
   if (r.subresource.empty()) ApplyAppsDefaults(t.plural, &candidate);
+  if (t.StoreId() == "secrets") {
+    auto secret = NormalizeSecret(&candidate);
+    if (!secret.ok()) return secret.error();
+  }
   auto valid = ValidateUpdate(t, existing, candidate);
   if (!valid.ok()) return valid.error();
   if (dry_run) {
@@ -265,6 +270,10 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req) {
   }
   RecordManagedFields(obj, WriteBy(r, req), sim.Now());
   ApplyAppsDefaults(t.plural, &obj);
+  if (t.StoreId() == "secrets") {
+    auto secret = NormalizeSecret(&obj);
+    if (!secret.ok()) return ErrorResponse(secret.error());
+  }
   auto valid = ValidateCreate(t, obj);
   if (!valid.ok()) return ErrorResponse(valid.error());
   if (DryRun(req)) {

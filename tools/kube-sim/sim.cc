@@ -17,6 +17,7 @@
 #include "kubelet.h"
 #include "pod_terminator.h"
 #include "mig_manager.h"
+#include "rbac.h"
 #include "replicaset_controller.h"
 #include "resources.h"
 #include "scheduler.h"
@@ -126,6 +127,7 @@ Outcome<size_t> Simulator::LoadSnapshot(const json& list, const std::string& sou
   std::vector<std::string> namespaces = kSystemNamespaces;
   namespaces.push_back(settings_.operator_namespace);
   EnsureNamespaces(*store_, namespaces);
+  SeedBootstrapRbac(*store_);
   SynthesizeDaemonSets(*store_);
   Reconcile();
   store_->Compact();
@@ -157,6 +159,7 @@ Outcome<bool> Simulator::UsePersistence(const std::string& dir) {
   std::vector<std::string> namespaces = kSystemNamespaces;
   namespaces.push_back(settings_.operator_namespace);
   EnsureNamespaces(*store_, namespaces);
+  SeedBootstrapRbac(*store_);
   Reconcile();
   store_->Compact();
   persisted_writes_ = store_->WriteCount();

@@ -547,7 +547,11 @@ TEST_F(ChangeCommandsTest, TwoReviewersOnKubeSim) {
   shape.nodes = 2;
   shape.deployments = 2;
   shape.pods_per_deployment = 1;
-  Status started = sim.Start(KUBE_SIM_BINARY, kube::testing::MakeSimCluster(shape), 120000,
+  // kube-sim enforces RBAC: the reviewers may read (the cluster identity is namespace kube-system's uid).
+  Status started = sim.Start(KUBE_SIM_BINARY,
+                             kube::testing::WithClusterRoleBinding(kube::testing::MakeSimCluster(shape),
+                                                                   "reviewers-view", "view", "Group", "reviewers"),
+                             120000,
                              {{"users", {{{"name", "alice"}, {"groups", {"reviewers"}}, {"token", "alice-token"}},
                                          {{"name", "bob"}, {"groups", {"reviewers"}}}}}});
   ASSERT_TRUE(started.ok()) << started.message();

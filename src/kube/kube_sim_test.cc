@@ -62,7 +62,11 @@ class KubeSimTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     sim_ = new SimProcess();
-    Status s = sim_->Start(KUBE_SIM_BINARY, testing::MakeSimCluster(kShape), 120000,
+    // kube-sim enforces RBAC: the reviewers may read (ClusterIdOf reads namespace kube-system).
+    Status s = sim_->Start(KUBE_SIM_BINARY,
+                           testing::WithClusterRoleBinding(testing::MakeSimCluster(kShape), "reviewers-view", "view",
+                                                           "Group", "reviewers"),
+                           120000,
                            {{"users", {{{"name", "alice"}, {"groups", {"reviewers"}}, {"token", "alice-token"}},
                                        {{"name", "bob"}, {"groups", {"reviewers"}}}}}});
     ASSERT_TRUE(s.ok()) << s.message();
@@ -148,6 +152,32 @@ TEST_F(KubeSimTest, WhoAmIAndClusterIdForEachUser) {
                                 " get namespace kube-system -o jsonpath='{.metadata.uid}' 2>&1");
   ASSERT_EQ(code, 0) << out;
   EXPECT_EQ(out, uid);
+}
+
+// A ServiceAccount's token (SimProcess::ServiceAccountKubeconfig): the API
+// server names it, and without a role binding it may read nothing.
+TEST_F(KubeSimTest, ServiceAccountKubeconfigAuthenticatesUnderRbac) {
+  auto kubeconfig = sim_->ServiceAccountKubeconfig("kubeon-system", "kubeon-gpu");
+  ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status().message();
+  auto client = Connect(*kubeconfig);
+  ASSERT_TRUE(client);
+  auto who = WhoAmI(*client);
+  ASSERT_TRUE(who.ok()) << who.status().message();
+  EXPECT_EQ(who->username, "system:serviceaccount:kubeon-system:kubeon-gpu");
+  EXPECT_EQ(who->groups, (std::vector<std::string>{"system:serviceaccounts", "system:serviceaccounts:kubeon-system",
+                                                   "system:authenticated"}));
+  auto id = ClusterIdOf(*client);
+  ASSERT_FALSE(id.ok());
+  EXPECT_NE(id.status().message().find("User \"system:serviceaccount:kubeon-system:kubeon-gpu\" cannot get resource "
+                                       "\"namespaces\""),
+            std::string::npos)
+      << id.status().message();
+  // The same name twice: the ServiceAccount is reused, a new token is issued.
+  auto again = sim_->ServiceAccountKubeconfig("kubeon-system", "kubeon-gpu");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  auto second = Connect(*again);
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(WhoAmI(*second).ok());
 }
 
 TEST_F(KubeSimTest, SnapshotMatchesKubectlAndParses) {

@@ -22,6 +22,16 @@
 // {"name": "bob"}]}` add users whose kubeconfigs user_kubeconfig("alice")
 // (a token) and user_kubeconfig("bob") (a client certificate, CN bob, one O
 // per group) name, so tests can act as different people.
+//
+// Identities and RBAC (tools/kube-sim/rbac.h): kube-sim enforces RBAC for
+// every user but kube-sim-admin.  ServiceAccountKubeconfig(ns, name)
+// creates that ServiceAccount (and its namespace) when missing, asks kube-sim
+// for a token (TokenRequest, 24 h) and writes DIR/sa-<ns>-<name>.kubeconfig
+// with it, so a test can run the real binaries as, e.g., the controller's
+// ServiceAccount; WithClusterRoleBinding adds a ClusterRoleBinding to a
+// cluster List before Start.  Start(..., {"--audit-log", sim.audit_log()})
+// (or AuditLogArgs()) makes kube-sim record every request it answers
+// (tools/kube-sim/audit_log.h), one JSON object per line.
 #pragma once
 
 #include <fcntl.h>
@@ -33,6 +43,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +51,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kube/client.h"
+#include "kube/kubeconfig.h"
 #include "kube/test_util.h"
 #include "model/status.h"
 
@@ -163,6 +176,27 @@ inline nlohmann::json MakeSimCluster(const SimClusterShape& shape) {
   return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}, {"metadata", {{"resourceVersion", ""}}}};
 }
 
+// `cluster` (a kubectl List) with a ClusterRoleBinding `name` of ClusterRole
+// `role` to one subject: kind "User", "Group" or "ServiceAccount" (then
+// `subject` is "<namespace>:<name>").
+inline nlohmann::json WithClusterRoleBinding(nlohmann::json cluster, const std::string& name, const std::string& role,
+                                             const std::string& kind, const std::string& subject) {
+  nlohmann::json s = {{"kind", kind}, {"name", subject}};
+  if (kind == "ServiceAccount") {
+    s["namespace"] = subject.substr(0, subject.find(':'));
+    s["name"] = subject.substr(subject.find(':') + 1);
+  } else {
+    s["apiGroup"] = "rbac.authorization.k8s.io";
+  }
+  cluster["items"].push_back({{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                              {"kind", "ClusterRoleBinding"},
+                              {"metadata", {{"name", name}}},
+                              {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"},
+                                           {"name", role}}},
+                              {"subjects", nlohmann::json::array({s})}});
+  return cluster;
+}
+
 // Runs a shell command; returns its exit status and standard output.
 inline std::pair<int, std::string> RunCommand(const std::string& command) {
   std::string out;
@@ -245,6 +279,46 @@ class SimProcess {
   }
 
   const std::string& url() const { return url_; }
+  // Where kube-sim writes its audit log when started with AuditLogArgs().
+  std::string audit_log() const { return dir_.File("audit.jsonl"); }
+  std::vector<std::string> AuditLogArgs() const { return {"--audit-log", audit_log()}; }
+
+  // The path of a kubeconfig that authenticates as ServiceAccount ns/name
+  // (created, with its namespace, when missing).  REQUIRES: started.
+  Result<std::string> ServiceAccountKubeconfig(const std::string& ns, const std::string& name) const {
+    LoadOptions o;
+    o.kubeconfig_path = token_kubeconfig();
+    auto cfg = LoadRestConfig(o);
+    if (!cfg.ok()) return cfg.status();
+    auto client = KubeClient::Connect(*cfg);
+    if (!client.ok()) return client.status();
+    KubeClient& c = **client;
+    auto created = c.Create("/api/v1/namespaces",
+                            {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+    if (!created.ok() && created.error().http_status != 409) return created.status();
+    const std::string sa_path = "/api/v1/namespaces/" + ns + "/serviceaccounts";
+    created = c.Create(sa_path, {{"apiVersion", "v1"}, {"kind", "ServiceAccount"},
+                                 {"metadata", {{"name", name}, {"namespace", ns}}}});
+    if (!created.ok() && created.error().http_status != 409) return created.status();
+    auto token = c.Create(sa_path + "/" + name + "/token",
+                          {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenRequest"},
+                           {"spec", {{"expirationSeconds", 86400}}}});
+    if (!token.ok()) return token.status();
+    const std::string value = (*token)["status"].value("token", "");
+    std::string text = ReadText(token_kubeconfig());
+    const std::string admin = "    token: \"" + cfg->token + "\"";
+    size_t at = text.find(admin);
+    if (value.empty() || cfg->token.empty() || at == std::string::npos) {
+      return Status::Error("cannot write a ServiceAccount kubeconfig from " + token_kubeconfig());
+    }
+    text.replace(at, admin.size(), "    token: \"" + value + "\"");
+    for (size_t p = text.find("kube-sim-admin"); p != std::string::npos; p = text.find("kube-sim-admin", p)) {
+      text.replace(p, std::strlen("kube-sim-admin"), "system:serviceaccount:" + ns + ":" + name);
+    }
+    const std::string path = dir_.File("sa-" + ns + "-" + name + ".kubeconfig");
+    WriteText(path, text);
+    return path;
+  }
   std::string token_kubeconfig() const { return dir_.File("token.kubeconfig"); }
   std::string cert_kubeconfig() const { return dir_.File("cert.kubeconfig"); }
   // The kubeconfig of a user of the `users` setting passed to Start.

@@ -17,9 +17,15 @@
 // and GET /api/v1/namespaces/<ns>/pods/<name>/log (plain text, what
 // `kubectl logs` reads: PodLogs; tailLines honoured, follow returns at once).
 // Authentication (identity.h): a request needs "Authorization: Bearer
-// <token>" (the admin token or a `users` setting's) or a verified client
-// certificate (ApiRequest::client_cert_verified), else 401; POST
+// <token>" (the admin token, a `users` setting's, or a ServiceAccount token
+// from TokenRequest, service_accounts.h) or a verified client certificate
+// (ApiRequest::client_cert_verified), else 401; POST
 // /apis/authentication.k8s.io/<v>/selfsubjectreviews reports the identity.
+// Authorization (rbac.h, request_attributes.h): every request of a user
+// outside group system:masters must be allowed by RBAC, else 403
+// Forbidden; /sim/ endpoints are non-resource URLs like /version.  The
+// review kinds (reviews.h) are answered without storing anything.  With an
+// audit log (SetAuditLog, audit_log.h) every answered request is recorded.
 // Failures are metav1.Status bodies with the matching HTTP code.
 // Thread-safe: every request takes the Simulator's mutex while it touches
 // the store; a watch stream is drained without it.
@@ -33,7 +39,9 @@
 #include <utility>
 #include <vector>
 
+#include "audit_log.h"
 #include "identity.h"
+#include "service_accounts.h"
 #include "sim.h"
 #include "watch_stream.h"
 
@@ -70,9 +78,15 @@ class Api {
   // Ends every open watch stream (at shutdown).
   void StopWatches() { stopping_.store(true); }
   void SetServerAddress(std::string address) { server_address_ = std::move(address); }
+  // REQUIRES: before the first Handle.
+  void SetAuditLog(std::unique_ptr<AuditLog> log) { audit_ = std::move(log); }
 
  private:
   ApiResponse Dispatch(const ApiRequest& req, const UserInfo& user);
+  // Who the bearer token is (admin, a `users` token, a ServiceAccount token).
+  std::optional<TokenIdentity> AuthenticateToken(const std::string& authorization);
+  // The review and TokenRequest answers, or nullopt when `route` is neither.
+  std::optional<ApiResponse> Virtual(const ApiRequest& req, const struct Route& route, const UserInfo& user);
   ApiResponse SimEndpoint(const ApiRequest& req);
   // The pods/log response when `path` is a pod's log, else nullopt.
   std::optional<ApiResponse> PodLog(const ApiRequest& req, const std::string& path);
@@ -82,6 +96,8 @@ class Api {
   std::string token_;
   std::string server_address_;
   std::atomic<bool> stopping_{false};
+  ServiceAccountTokens sa_tokens_;
+  std::unique_ptr<AuditLog> audit_;
 };
 
 }  // namespace kubeon::kubesim

@@ -48,7 +48,13 @@ TEST_F(ApiTest, AuthenticationIsRequired) {
   ApiRequest cert = wrong;
   cert.headers.clear();
   cert.client_cert_verified = true;
+  cert.client_cert_cn = kAdminUser;
+  cert.client_cert_orgs = {kAdminGroup};
   EXPECT_EQ(api.Handle(cert).status, 200);
+  // Authenticated but not authorized (RBAC, rbac.h): 403.
+  cert.client_cert_cn = "nobody";
+  cert.client_cert_orgs.clear();
+  EXPECT_EQ(api.Handle(cert).status, 403);
 }
 
 TEST_F(ApiTest, Discovery) {

@@ -18,7 +18,7 @@ std::vector<std::string> Groups(const CustomTypes* custom) {
   for (const ResourceType* r : ServedResources(custom)) {
     if (!r->group.empty() && seen.insert(r->group).second) out.push_back(r->group);
   }
-  out.push_back(kAuthenticationGroup);  // selfsubjectreviews (identity.h), not stored
+  if (seen.insert(kAuthenticationGroup).second) out.push_back(kAuthenticationGroup);  // selfsubjectreviews (identity.h)
   return out;
 }
 

@@ -109,9 +109,10 @@ TEST_F(SelfSubjectReviewTest, AnswersTheCallersIdentity) {
   EXPECT_EQ(api.Handle(get).status, 405);
   get.path = "/apis/authentication.k8s.io/v1";
   json list = json::parse(api.Handle(get).body);
-  ASSERT_EQ(list["resources"].size(), 1u);
+  ASSERT_EQ(list["resources"].size(), 2u);  // and tokenreviews (reviews.h)
   EXPECT_EQ(list["resources"][0]["name"], "selfsubjectreviews");
   EXPECT_EQ(list["resources"][0]["verbs"], json::array({"create"}));
+  EXPECT_EQ(list["resources"][1]["name"], "tokenreviews");
   get.path = "/apis/authentication.k8s.io";
   EXPECT_EQ(json::parse(api.Handle(get).body)["versions"].size(), 3u);
   get.path = "/apis";

@@ -5,6 +5,10 @@
 //            [--token TOKEN] [--client-cert-kubeconfig-out FILE]
 //            [--user-kubeconfig-dir DIR]
 //            [--threads N] [--log-requests] [--log-controllers]
+//            [--audit-log FILE]
+//
+// --audit-log appends one JSON line per API request (audit_log.h): user,
+// groups, verb, apiGroup, resource, subresource, namespace, name, code.
 //
 // --user-kubeconfig-dir writes DIR/<name>.kubeconfig for every user of the
 // `users` setting (identity.h): its token, or a client certificate with
@@ -64,7 +68,7 @@ bool SplitHostPort(const std::string& listen, std::string* host, int* port) {
 int main(int argc, char** argv) {
   CLI::App app{"kube-sim: a Kubernetes API server simulator"};
   std::string listen = "127.0.0.1:0", snapshot, kubeconfig_out, state_dir, faults_arg, settings_arg, token;
-  std::string cert_kubeconfig_out, user_kubeconfig_dir;
+  std::string cert_kubeconfig_out, user_kubeconfig_dir, audit_log;
   size_t threads = 64;
   bool log_requests = false;
   bool log_controllers = false;
@@ -79,6 +83,7 @@ int main(int argc, char** argv) {
   app.add_option("--settings", settings_arg, "simulator settings: a JSON file or inline JSON");
   app.add_option("--token", token, "bearer token clients must send (default: random)");
   app.add_option("--threads", threads, "connection threads (each open watch holds one)");
+  app.add_option("--audit-log", audit_log, "append one JSON line per API request to FILE");
   app.add_flag("--log-requests", log_requests, "log every request to stderr");
   app.add_flag("--log-controllers", log_controllers, "log every controller run and its duration to stderr");
   try {
@@ -141,6 +146,7 @@ int main(int argc, char** argv) {
   opts.token = token;
   opts.threads = threads;
   opts.log_requests = log_requests;
+  opts.audit_log = audit_log;
   Server server(sim, opts, tls.value());
   auto bound = server.Bind();
   if (!bound.ok()) return Fail(bound.error().message);

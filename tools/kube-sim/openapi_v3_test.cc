@@ -13,7 +13,11 @@ namespace {
 TEST(OpenApiV3Test, KeysAreTheServedGroupVersions) {
   EXPECT_EQ(OpenApiV3Keys(), (std::vector<std::string>{"api/v1", "apis/apps/v1", "apis/policy/v1", "apis/policy/v1beta1",
                                                        "apis/batch/v1", "apis/coordination.k8s.io/v1",
-                                                       "apis/apiextensions.k8s.io/v1"}));
+                                                       "apis/apiextensions.k8s.io/v1",
+                                                       "apis/rbac.authorization.k8s.io/v1",
+                                                       "apis/authentication.k8s.io/v1", "apis/authorization.k8s.io/v1",
+                                                       "apis/admissionregistration.k8s.io/v1",
+                                                       "apis/events.k8s.io/v1"}));
   EXPECT_TRUE(OpenApiV3Document("apis/extensions/v1beta1", "v1.32.0").is_null());
 }
 

@@ -107,10 +107,10 @@ TEST(ProcessTest, StartupErrorsAreOneLineAndWriteNothing) {
   EXPECT_EQ(bad_json.exit_code, 1);
   EXPECT_EQ(std::count(bad_json.err.begin(), bad_json.err.end(), '\n'), 1) << bad_json.err;
   EXPECT_NE(bad_json.err.find("mig-parted-config.yaml: invalid JSON"), std::string::npos) << bad_json.err;
-  auto bad_kind = RunProcess({KUBE_SIM_BINARY, "--snapshot", R"({"kind":"List","items":[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"d"}}]})",
+  auto bad_kind = RunProcess({KUBE_SIM_BINARY, "--snapshot", R"({"kind":"List","items":[{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"s"}}]})",
                               "--kubeconfig-out", kc}, 30);
   EXPECT_EQ(bad_kind.exit_code, 1);
-  EXPECT_NE(bad_kind.err.find("items[0]: kind \"Secret\""), std::string::npos) << bad_kind.err;
+  EXPECT_NE(bad_kind.err.find("items[0]: kind \"PersistentVolume\""), std::string::npos) << bad_kind.err;
   auto bad_faults = RunProcess({KUBE_SIM_BINARY, "--snapshot", kSnapshot, "--kubeconfig-out", kc, "--faults", R"({"latency": 5})"}, 30);
   EXPECT_EQ(bad_faults.exit_code, 1);
   EXPECT_NE(bad_faults.err.find("faults: latency"), std::string::npos) << bad_faults.err;

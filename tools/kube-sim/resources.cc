@@ -48,6 +48,35 @@ std::vector<ResourceType> Build() {
   r.push_back({"coordination.k8s.io", {"v1"}, "leases", "lease", "Lease", true, {}, {}, kAllVerbs, {}});
   r.push_back({"apiextensions.k8s.io", {"v1"}, "customresourcedefinitions", "customresourcedefinition",
                "CustomResourceDefinition", false, {"crd", "crds"}, {"api-extensions"}, kAllVerbs, {Status()}});
+  // Identities, RBAC, reviews, admission policies and events.k8s.io
+  // (rbac.h, reviews.h, service_accounts.h); the review kinds are
+  // create-only and never stored.
+  const std::vector<std::string> create = {"create"};
+  r.push_back({"", {"v1"}, "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}, {}, kAllVerbs,
+               {{"token", "authentication.k8s.io", "v1", "TokenRequest", create}}});
+  r.push_back({"", {"v1"}, "secrets", "secret", "Secret", true, {}, {}, kAllVerbs, {}});
+  const std::string rbac = "rbac.authorization.k8s.io";
+  r.push_back({rbac, {"v1"}, "roles", "role", "Role", true, {}, {}, kAllVerbs, {}});
+  r.push_back({rbac, {"v1"}, "rolebindings", "rolebinding", "RoleBinding", true, {}, {}, kAllVerbs, {}});
+  r.push_back({rbac, {"v1"}, "clusterroles", "clusterrole", "ClusterRole", false, {}, {}, kAllVerbs, {}});
+  r.push_back({rbac, {"v1"}, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false, {}, {},
+               kAllVerbs, {}});
+  r.push_back({"authentication.k8s.io", {"v1"}, "tokenreviews", "tokenreview", "TokenReview", false, {}, {}, create, {}});
+  const std::string authz = "authorization.k8s.io";
+  r.push_back({authz, {"v1"}, "subjectaccessreviews", "subjectaccessreview", "SubjectAccessReview", false, {}, {},
+               create, {}});
+  r.push_back({authz, {"v1"}, "selfsubjectaccessreviews", "selfsubjectaccessreview", "SelfSubjectAccessReview",
+               false, {}, {}, create, {}});
+  r.push_back({authz, {"v1"}, "localsubjectaccessreviews", "localsubjectaccessreview", "LocalSubjectAccessReview",
+               true, {}, {}, create, {}});
+  r.push_back({authz, {"v1"}, "selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", false,
+               {}, {}, create, {}});
+  const std::string admission = "admissionregistration.k8s.io";
+  r.push_back({admission, {"v1"}, "validatingadmissionpolicies", "validatingadmissionpolicy",
+               "ValidatingAdmissionPolicy", false, {}, {"api-extensions"}, kAllVerbs, {Status()}});
+  r.push_back({admission, {"v1"}, "validatingadmissionpolicybindings", "validatingadmissionpolicybinding",
+               "ValidatingAdmissionPolicyBinding", false, {}, {"api-extensions"}, kAllVerbs, {}});
+  r.push_back({"events.k8s.io", {"v1"}, "events", "event", "Event", true, {"ev"}, {}, kAllVerbs, {}});
   return r;
 }
 

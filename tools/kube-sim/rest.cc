@@ -14,6 +14,7 @@
 #include "pod_deletion.h"
 #include "selector.h"
 #include "structural_schema.h"
+#include "service_accounts.h"
 #include "table.h"
 #include "validation.h"
 
@@ -222,6 +223,10 @@ Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json 
   }
   RecordManagedFields(candidate, by, sim.Now());
   if (r.subresource.empty()) ApplyAppsDefaults(t.plural, &candidate);
+  if (t.StoreId() == "secrets") {
+    auto secret = NormalizeSecret(&candidate);
+    if (!secret.ok()) return secret.error();
+  }
   auto valid = ValidateUpdate(t, existing, candidate);
   if (!valid.ok()) return valid.error();
   if (auto crd = ValidateCustom(t, candidate); !crd.ok()) return crd.error();
@@ -285,6 +290,10 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req, const 
   }
   RecordManagedFields(obj, apply != nullptr ? *apply : WriteBy(r, req), sim.Now());
   ApplyAppsDefaults(t.plural, &obj);
+  if (t.StoreId() == "secrets") {
+    auto secret = NormalizeSecret(&obj);
+    if (!secret.ok()) return ErrorResponse(secret.error());
+  }
   auto valid = ValidateCreate(t, obj);
   if (!valid.ok()) return ErrorResponse(valid.error());
   if (auto crd = ValidateCustom(t, obj); !crd.ok()) return ErrorResponse(crd.error());

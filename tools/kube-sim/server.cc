@@ -164,6 +164,11 @@ Server::~Server() { Stop(); }
 
 Outcome<int> Server::Bind() {
   if (!impl_->server.is_valid()) return ApiError::Internal("TLS setup failed");
+  if (!impl_->options.audit_log.empty()) {
+    auto log = AuditLog::Open(impl_->options.audit_log);
+    if (!log.ok()) return log.error();
+    impl_->api.SetAuditLog(std::move(log).value());
+  }
   int port = impl_->options.port;
   if (port == 0) {
     port = impl_->server.bind_to_any_port(impl_->options.host);

@@ -24,6 +24,7 @@ struct ServerOptions {
   std::string token;      // bearer token accepted ("" = client certs only)
   size_t threads = 64;    // concurrent connections (each watch holds one)
   bool log_requests = false;
+  std::string audit_log;  // "" = none; else one JSON line per request (audit_log.h)
 };
 
 class Server {

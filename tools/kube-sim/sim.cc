@@ -18,6 +18,7 @@
 #include "kubelet.h"
 #include "pod_terminator.h"
 #include "mig_manager.h"
+#include "rbac.h"
 #include "replicaset_controller.h"
 #include "resources.h"
 #include "scheduler.h"
@@ -128,6 +129,7 @@ Outcome<size_t> Simulator::LoadSnapshot(const json& list, const std::string& sou
   std::vector<std::string> namespaces = kSystemNamespaces;
   namespaces.push_back(settings_.operator_namespace);
   EnsureNamespaces(*store_, namespaces, &custom_types_);
+  SeedBootstrapRbac(*store_);
   SynthesizeDaemonSets(*store_);
   Reconcile();
   store_->Compact();
@@ -159,6 +161,7 @@ Outcome<bool> Simulator::UsePersistence(const std::string& dir) {
   std::vector<std::string> namespaces = kSystemNamespaces;
   namespaces.push_back(settings_.operator_namespace);
   EnsureNamespaces(*store_, namespaces, &custom_types_);
+  SeedBootstrapRbac(*store_);
   Reconcile();
   store_->Compact();
   persisted_writes_ = store_->WriteCount();

@@ -58,7 +58,8 @@ Outcome<bool> ValidateCreate(const ResourceType& type, const json& obj) {
   std::string name = Name(obj);
   if (name.empty()) return Invalid(type, obj, "metadata.name: Required value: name or generateName is required");
   bool ok = type.plural == "namespaces" ? IsDns1123Label(name) : IsDns1123Subdomain(name);
-  if (type.plural == "events" || type.plural == "nodes") ok = !name.empty() && name.find('/') == std::string::npos;
+  // Path-segment names (no '/'), as the API server checks them for these kinds.
+  if (type.plural == "events" || type.plural == "nodes" || type.group == "rbac.authorization.k8s.io") ok = !name.empty() && name.find('/') == std::string::npos;
   if (!ok) {
     return Invalid(type, obj, "metadata.name: Invalid value: \"" + name +
                                   "\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "

@@ -19,7 +19,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "audit/audit_store_contract_test.h"
 #include "audit/kube_store.h"
 #include "kube/sim_process.h"
 #include "kube/snapshot.h"
@@ -89,28 +88,6 @@ class KubeSimAudit {
   }
 
   kube::testing::SimProcess process;
-};
-
-// The contract tests' backend: stores over one kube-sim, each with its own client.
-class KubeSimBackend : public StoreBackend {
- public:
-  static std::unique_ptr<StoreBackend> Start(const std::string& binary) {
-    auto sim = KubeSimAudit::Start(binary);
-    if (!sim) return nullptr;
-    auto b = std::make_unique<KubeSimBackend>();
-    b->sim_ = std::move(sim);
-    return b;
-  }
-  std::unique_ptr<AuditStore> Open() override {
-    clients_.push_back(sim_->Connect());
-    if (!clients_.back()) return nullptr;
-    return std::make_unique<KubeAuditStore>(*clients_.back(), KubeAuditStore::Options());
-  }
-  KubeSimAudit& sim() { return *sim_; }
-
- private:
-  std::unique_ptr<KubeSimAudit> sim_;
-  std::vector<std::unique_ptr<kube::KubeClient>> clients_;
 };
 
 }  // namespace kubeon::audit::testing

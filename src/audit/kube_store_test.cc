@@ -37,11 +37,33 @@ class FakeBackend : public testing::StoreBackend {
   std::vector<std::unique_ptr<kube::KubeClient>> clients_;
 };
 
+// The contract tests' backend: stores over one kube-sim, each with its own client.
+class KubeSimBackend : public testing::StoreBackend {
+ public:
+  static std::unique_ptr<testing::StoreBackend> Start(const std::string& binary) {
+    auto sim = testing::KubeSimAudit::Start(binary);
+    if (!sim) return nullptr;
+    auto b = std::make_unique<KubeSimBackend>();
+    b->sim_ = std::move(sim);
+    return b;
+  }
+  std::unique_ptr<AuditStore> Open() override {
+    clients_.push_back(sim_->Connect());
+    if (!clients_.back()) return nullptr;
+    return std::make_unique<KubeAuditStore>(*clients_.back(), KubeAuditStore::Options());
+  }
+  testing::KubeSimAudit& sim() { return *sim_; }
+
+ private:
+  std::unique_ptr<testing::KubeSimAudit> sim_;
+  std::vector<std::unique_ptr<kube::KubeClient>> clients_;
+};
+
 std::vector<testing::ContractParam> Backends() {
   std::vector<testing::ContractParam> b = {
       {"FakeApi", [] { return std::unique_ptr<testing::StoreBackend>(new FakeBackend()); }}};
 #ifdef KUBE_SIM_BINARY
-  b.push_back({"KubeSim", [] { return testing::KubeSimBackend::Start(KUBE_SIM_BINARY); }});
+  b.push_back({"KubeSim", [] { return KubeSimBackend::Start(KUBE_SIM_BINARY); }});
 #endif
   return b;
 }

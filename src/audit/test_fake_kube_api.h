@@ -12,6 +12,7 @@
 //    PATH/status.
 //  - PUT with a metadata.resourceVersion other than the stored one is a 409
 //    Conflict; PUT of a missing object is a 404.
+//  - PATCH applies a JSON merge patch to the object.
 //  - fail_next_status_puts makes the next N PUTs of a /status path answer 409
 //    (another writer won), and writes counts PUT and POST requests.
 #pragma once
@@ -102,6 +103,13 @@ class FakeKubeApi : public kube::HttpTransport {
       stored = next;
       return Answer(200, stored);
     }
+    if (request.method == "PATCH") {  // merge patch (RFC 7386) of the object
+      auto it = s_.objects.find(path);
+      if (it == s_.objects.end()) return Error(404, "NotFound", "not found");
+      it->second.merge_patch(body);
+      it->second["metadata"]["resourceVersion"] = std::to_string(++s_.rv);
+      return Answer(200, it->second);
+    }
     return Error(405, "MethodNotAllowed", request.method + " is not supported by the fake");
   }
 
@@ -113,7 +121,7 @@ class FakeKubeApi : public kube::HttpTransport {
   static bool HasStatusSubresource(const std::string& path) { return path.rfind("/apis/gpu.kubeon.io/", 0) == 0; }
   static bool IsCollection(const std::string& path) {
     const std::string last = path.substr(path.rfind('/') + 1);
-    return last == "gpuchanges" || last == "configmaps";
+    return last == "gpuchanges" || last == "configmaps" || last == "validatingadmissionpolicybindings";
   }
   static kube::HttpResult Answer(int code, const nlohmann::json& body) {
     kube::HttpResponse r;

@@ -33,7 +33,7 @@ namespace kubeon::cli {
 
 struct ApplyArgs {
   PlanArgs plan;  // history, policy, prices, catalog, kubeconfig, ... (from_cluster is forced)
-  std::string audit_db;  // "" = audit::DefaultAuditDbPath()
+  std::string audit_db;  // "kubernetes", a SQLite path, or "" = audit::DefaultAuditDbPath() (cli/audit_db.h)
   std::string mode;      // "" = the policy's
   std::string now;       // RFC 3339; "" = the clock
   bool dry_run = false;

@@ -9,6 +9,7 @@
 
 #include "audit/kube_sim_support.h"
 #include "audit/test_fake_kube_api.h"
+#include "kube/identity.h"
 
 namespace kubeon::audit {
 namespace {
@@ -152,6 +153,62 @@ TEST_F(KubeApprovalsTest, ApprovalWithoutManagedFieldsIsTimedNow) {
   EXPECT_EQ(Get("aa000001").approval_expires_at, "2026-12-03T13:00:00Z");
   EXPECT_FALSE(WriteDecisionAnnotations(*client_, SampleChange("ee000005"), false, "bob", "no").ok());  // no object
 }
+
+#ifdef KUBE_SIM_BINARY
+// On kube-sim: the annotations as the API server stores them (managedFields),
+// nothing imported until the admission policy and its binding exist.
+TEST(KubeApprovalsOnSimTest, ImportedOnlyOnceTheAdmissionPolicyGuardsThem) {
+  auto sim = testing::KubeSimAudit::Start(KUBE_SIM_BINARY);
+  if (!sim) GTEST_SKIP() << "kube-sim audit store not available (deploy/crd-gpuchange.yaml or kubectl missing)";
+  auto client = sim->Connect();
+  ASSERT_TRUE(client);
+  KubeAuditStore store(*client, KubeAuditStore::Options());
+  ASSERT_TRUE(store.PutChange(SampleChange("ab12cd34"), 0).ok());
+  auto who = kube::WhoAmI(*client);
+  ASSERT_TRUE(who.ok()) << who.status().message();
+  ASSERT_TRUE(WriteDecisionAnnotations(*client, **store.GetChange("ab12cd34"), true, who->username, "").ok());
+
+  auto got = ImportKubeApprovals(store, *client, kNow, std::chrono::hours(24));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_FALSE(got->guarded);
+  EXPECT_EQ(got->not_guarded.rfind("approvals by annotation are not guarded: ", 0), 0u) << got->not_guarded;
+  EXPECT_EQ((*store.GetChange("ab12cd34"))->state, ChangeState::kProposed);
+
+  const std::string vaps = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+  auto policy = client->Create(
+      vaps, {{"apiVersion", "admissionregistration.k8s.io/v1"},
+             {"kind", "ValidatingAdmissionPolicy"},
+             {"metadata", {{"name", kApprovalsPolicy}}},
+             {"spec",
+              {{"failurePolicy", "Fail"},
+               {"matchConstraints",
+                {{"resourceRules", {{{"apiGroups", {"gpu.kubeon.io"}}, {"apiVersions", {"v1"}},
+                                     {"operations", {"CREATE", "UPDATE"}}, {"resources", {"gpuchanges"}}}}}}},
+               {"validations",
+                {{{"expression", "!has(object.metadata.annotations) || !('gpu.kubeon.io/approved-by' in "
+                                 "object.metadata.annotations) || object.metadata.annotations['gpu.kubeon.io/"
+                                 "approved-by'] == request.userInfo.username"}}}}}}});
+  if (!policy.ok() && policy.error().http_status == 404) {
+    GTEST_SKIP() << "this kube-sim does not serve ValidatingAdmissionPolicies: " << policy.error().ToString();
+  }
+  ASSERT_TRUE(policy.ok()) << policy.error().ToString();
+  auto binding = client->Create("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+                                {{"apiVersion", "admissionregistration.k8s.io/v1"},
+                                 {"kind", "ValidatingAdmissionPolicyBinding"},
+                                 {"metadata", {{"name", kApprovalsPolicy}}},
+                                 {"spec", {{"policyName", kApprovalsPolicy}, {"validationActions", {"Deny"}}}}});
+  ASSERT_TRUE(binding.ok()) << binding.error().ToString();
+  got = ImportKubeApprovals(store, *client, kNow, std::chrono::hours(24));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_TRUE(got->guarded) << got->not_guarded;
+  EXPECT_EQ(got->approved, std::vector<std::string>({"ab12cd34"}));
+  ChangeRecord r = **store.GetChange("ab12cd34");
+  EXPECT_EQ(r.state, ChangeState::kApproved);
+  EXPECT_EQ(r.approved_by, who->username);
+  EXPECT_EQ(r.approval_expires_at, "2026-12-04T12:00:00Z");
+  EXPECT_FALSE(r.approved_at.empty());
+}
+#endif
 
 }  // namespace
 }  // namespace kubeon::audit

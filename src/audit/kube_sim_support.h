@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,12 +26,39 @@
 
 namespace kubeon::audit::testing {
 
+// Installs the audit store's prerequisites in the cluster `kubeconfig`
+// reaches (as that user): deploy/crd-gpuchange.yaml with `kubectl apply`,
+// namespace kubeon-system, then waits until gpuchanges are served.
+inline Status InstallAuditStore(const std::string& kubeconfig, const std::string& cache_dir) {
+  const std::string crd = std::string(KUBEON_SOURCE_DIR) + "/deploy/crd-gpuchange.yaml";
+  auto [rc, out] = kube::testing::RunCommand("kubectl --kubeconfig '" + kubeconfig + "' --cache-dir '" + cache_dir +
+                                             "' apply -f " + crd + " 2>&1");
+  if (rc != 0) return Status::Error("kubectl apply -f " + crd + ": " + out);
+  kube::SnapshotOptions o;
+  o.kubeconfig = kubeconfig;
+  auto client = kube::ConnectWithOptions(o);
+  if (!client.ok()) return client.status();
+  auto ns = (*client)->Create("/api/v1/namespaces", {{"apiVersion", "v1"}, {"kind", "Namespace"},
+                                                      {"metadata", {{"name", "kubeon-system"}}}});
+  if (!ns.ok() && ns.error().http_status != 409) return ns.error().ToStatus();
+  for (int i = 0;; ++i) {
+    auto served = (*client)->Get(kGpuChangesPath);
+    if (served.ok()) return Status::Ok();
+    if (i == 300) return served.error().ToStatus().WithPrefix("gpuchanges not served");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// True when the CRD file and kubectl are there (else tests skip).
+inline bool CanInstallAuditStore() {
+  return std::filesystem::exists(std::string(KUBEON_SOURCE_DIR) + "/deploy/crd-gpuchange.yaml") &&
+         kube::testing::RunCommand("command -v kubectl >/dev/null 2>&1").first == 0;
+}
+
 class KubeSimAudit {
  public:
   static std::unique_ptr<KubeSimAudit> Start(const std::string& binary, const nlohmann::json& settings = nullptr) {
-    const std::string crd = std::string(KUBEON_SOURCE_DIR) + "/deploy/crd-gpuchange.yaml";
-    if (!std::filesystem::exists(crd)) return nullptr;
-    if (kube::testing::RunCommand("command -v kubectl >/dev/null 2>&1").first != 0) return nullptr;
+    if (!CanInstallAuditStore()) return nullptr;
     auto sim = std::unique_ptr<KubeSimAudit>(new KubeSimAudit());
     kube::testing::SimClusterShape shape;
     shape.nodes = 2;
@@ -41,27 +69,10 @@ class KubeSimAudit {
       ADD_FAILURE() << started.message();
       return nullptr;
     }
-    auto [rc, out] = sim->Kubectl("apply -f " + crd);
-    if (rc != 0) {
-      ADD_FAILURE() << "kubectl apply -f " << crd << ": " << out;
+    Status installed = InstallAuditStore(sim->process.token_kubeconfig(), sim->process.dir().File("kubectl-cache"));
+    if (!installed.ok()) {
+      ADD_FAILURE() << installed.message();
       return nullptr;
-    }
-    auto client = sim->Connect();
-    if (!client) return nullptr;
-    auto ns = client->Create("/api/v1/namespaces", {{"apiVersion", "v1"}, {"kind", "Namespace"},
-                                                     {"metadata", {{"name", "kubeon-system"}}}});
-    if (!ns.ok() && ns.error().http_status != 409) {
-      ADD_FAILURE() << ns.error().ToString();
-      return nullptr;
-    }
-    for (int i = 0;; ++i) {
-      auto served = client->Get(kGpuChangesPath);
-      if (served.ok()) break;
-      if (i == 300) {
-        ADD_FAILURE() << "gpuchanges not served: " << served.error().ToString();
-        return nullptr;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return sim;
   }

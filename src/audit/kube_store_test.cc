@@ -1,7 +1,11 @@
 #include "audit/kube_store.h"
 
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -217,6 +221,99 @@ TEST(KubeAuditStoreTest, BindingComparesTheClusterNotTheUrl) {
             "the cluster's GpuChange objects belong to cluster https://kubernetes.default.svc (kube-system uid "
             "uid-a), not https://api.example:6443 (kube-system uid uid-b)");
 }
+
+#ifdef KUBE_SIM_BINARY
+// Two controller replicas (two clients, two stores) on kube-sim.
+class KubeStoreOnSimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sim_ = testing::KubeSimAudit::Start(KUBE_SIM_BINARY);
+    if (!sim_) GTEST_SKIP() << "kube-sim audit store not available (deploy/crd-gpuchange.yaml or kubectl missing)";
+    ca_ = sim_->Connect();
+    cb_ = sim_->Connect();
+    ASSERT_TRUE(ca_ && cb_);
+    a_ = std::make_unique<KubeAuditStore>(*ca_, KubeAuditStore::Options());
+    b_ = std::make_unique<KubeAuditStore>(*cb_, KubeAuditStore::Options());
+  }
+  std::unique_ptr<testing::KubeSimAudit> sim_;
+  std::unique_ptr<kube::KubeClient> ca_, cb_;
+  std::unique_ptr<KubeAuditStore> a_, b_;
+};
+
+TEST_F(KubeStoreOnSimTest, ReplicasRacingPutChangeOneWins) {
+  ASSERT_TRUE(a_->PutChange(SampleChange("ab12cd34"), 0).ok());
+  for (int64_t round = 1; round <= 5; ++round) {
+    ChangeRecord ra = SampleChange("ab12cd34"), rb = SampleChange("ab12cd34");
+    ra.reason = "a" + std::to_string(round);
+    rb.reason = "b" + std::to_string(round);
+    Status sa, sb;
+    std::thread ta([&] { sa = a_->PutChange(ra, round); });
+    std::thread tb([&] { sb = b_->PutChange(rb, round); });
+    ta.join();
+    tb.join();
+    ASSERT_NE(sa.ok(), sb.ok()) << "round " << round << ": " << sa.message() << " / " << sb.message();
+    const Status& lost = sa.ok() ? sb : sa;
+    EXPECT_EQ(lost.message().rfind("conflict: the cluster's GpuChange objects: change ab12cd34", 0), 0u)
+        << lost.message();
+    auto got = b_->GetChange("ab12cd34");
+    ASSERT_TRUE(got.ok() && got->has_value());
+    EXPECT_EQ((*got)->revision, round + 1);
+    EXPECT_EQ((*got)->reason, sa.ok() ? ra.reason : rb.reason);  // the winner's record, whole
+  }
+}
+
+TEST_F(KubeStoreOnSimTest, ReplicasAppendingNumberUniquely) {
+  ASSERT_TRUE(a_->PutChange(SampleChange("ab12cd34"), 0).ok());
+  std::vector<int64_t> seqs_a, seqs_b;
+  auto run = [](KubeAuditStore& s, std::vector<int64_t>& seqs, const std::string& change) {
+    for (int i = 0; i < 10; ++i) {
+      auto seq = s.Append(SampleEntry(i % 2 ? change : "", "step"));
+      ASSERT_TRUE(seq.ok()) << seq.status().message();
+      seqs.push_back(*seq);
+    }
+  };
+  std::thread ta([&] { run(*a_, seqs_a, "ab12cd34"); });
+  std::thread tb([&] { run(*b_, seqs_b, "ab12cd34"); });
+  ta.join();
+  tb.join();
+  std::set<int64_t> all(seqs_a.begin(), seqs_a.end());
+  all.insert(seqs_b.begin(), seqs_b.end());
+  EXPECT_EQ(all.size(), 20u);  // unique
+  EXPECT_TRUE(std::is_sorted(seqs_a.begin(), seqs_a.end()));
+  EXPECT_TRUE(std::is_sorted(seqs_b.begin(), seqs_b.end()));
+  auto log = a_->Log("");
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->size(), 20u);  // nothing lost
+  for (size_t i = 1; i < log->size(); ++i) EXPECT_LT((*log)[i - 1].seq, (*log)[i].seq);
+}
+
+TEST_F(KubeStoreOnSimTest, LogCapAndKubectlView) {
+  KubeAuditStore::Options o;
+  o.max_log_entries = 5;
+  KubeAuditStore capped(*ca_, o);
+  ChangeRecord r = SampleChange("ab12cd34");
+  r.state = ChangeState::kDone;
+  ASSERT_TRUE(capped.PutChange(r, 0).ok());
+  for (int i = 0; i < 12; ++i) ASSERT_TRUE(capped.Append(SampleEntry("ab12cd34", i < 4 ? "cordon" : "evict")).ok());
+  auto log = b_->Log("ab12cd34");  // another replica reads it back
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(log->size(), 6u);
+  EXPECT_EQ((*log)[0].action, kSummaryAction);
+  EXPECT_EQ((*log)[0].detail, "7 older entries (seq 1..7) were summarised: cordon 4 evict 3");
+  EXPECT_EQ((*log)[5].seq, 12);
+  auto object = a_->GetObject("ab12cd34");
+  ASSERT_TRUE(object.ok() && object->has_value());
+  const json& o2 = **object;
+  EXPECT_FALSE(o2["metadata"].contains("ownerReferences"));
+  EXPECT_EQ(o2["status"]["logSummary"]["entries"], 7);
+
+  auto [rc, out] = sim_->Kubectl("get gpuchanges -l gpu.kubeon.io/policy=gpu-sharing");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("ab12cd34"), std::string::npos) << out;
+  EXPECT_NE(out.find("gpu-sharing"), std::string::npos) << out;
+  EXPECT_NE(out.find("done"), std::string::npos) << out;
+}
+#endif
 
 }  // namespace
 }  // namespace kubeon::audit

@@ -234,7 +234,6 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
   AuditDbRequest req;
   req.flag = a.audit_db;
   req.client = client.get();
-  req.bind_cluster = kubernetes;
   auto db = OpenAuditDb(req);
   if (!db.ok()) return fail(db.status().message());
   audit::AuditStore& store = *db->store;
@@ -254,17 +253,21 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
                 (approve ? "approved" : "rejected"));
   }
 
-  if (!kubernetes) {
+  std::optional<kube::ClusterId> cluster_id;
+  if (!kubernetes) {  // a SQLite log must belong to the kubeconfig's cluster (the kubernetes store is it)
     auto c = kube::ConnectWithOptions(connect);
     if (!c.ok()) return fail(c.status().message());
     client = std::move(c).value();
+    auto id = kube::ClusterIdOf(*client);
+    if (!id.ok()) return fail(id.status().message());
+    cluster_id = *id;
   }
-  auto cluster_id = kube::ClusterIdOf(*client);
-  if (!cluster_id.ok()) return fail(cluster_id.status().message());
   auto who = kube::WhoAmI(*client);
   if (!who.ok()) return fail(who.status().message());
-  Status bound = store.BindCluster({cluster_id->server, cluster_id->kube_system_uid});
-  if (!bound.ok()) return fail(bound.message());
+  if (cluster_id) {
+    Status bound = store.BindCluster({cluster_id->server, cluster_id->kube_system_uid});
+    if (!bound.ok()) return fail(bound.message());
+  }
 
   if (kubernetes) {
     // The reviewer writes the annotations; the controller imports them

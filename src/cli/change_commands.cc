@@ -337,7 +337,8 @@ CLI::App* AddChangesCommand(CLI::App& app, ChangesArgs& a) {
       "List every change (one step of a plan) recorded in the audit log: its state (proposed, approved, rejected, "
       "expired, running, done, failed, rolled-back, reverted), nodes, layout before → after, owners moved, pods "
       "evicted and disrupted, GPUs and $/month freed, isolation, flags that keep Auto from taking it, who approved it "
-      "and until when, or who rejected it and why. Reads only the log; never contacts the cluster.");
+      "and until when, or who rejected it and why. Reads only the log; contacts the cluster only for --audit-db "
+      "kubernetes.");
   AddAuditDbOption(cmd, a.audit_db);
   AddClusterFlags(cmd, a.kubeconfig, a.context);
   cmd->add_option("-o,--output", a.output, "table (default) or json");
@@ -363,8 +364,9 @@ CLI::App* AddApproveCommand(CLI::App& app, DecideArgs& a) {
       "reports for the kubeconfig's credentials (SelfSubjectReview), not a name you type. The approval is for the "
       "step's content hash (nodes, layouts, owners, replica counts): it lapses when the next plan's step differs or "
       "after --ttl. Refuses a log that belongs to another cluster (API server URL and kube-system namespace uid), an "
-      "unknown id, and a change that is not proposed or approved; then nothing is written. Exit 0 approved, 1 "
-      "refused or failed, 2 usage.");
+      "unknown id, and a change that is not proposed or approved; then nothing is written. With --audit-db "
+      "kubernetes it annotates the GpuChange (gpu.kubeon.io/approve, approved-by) for the controller to import; "
+      "--ttl is then the controller's. Exit 0 approved, 1 refused or failed, 2 usage.");
   AddDecideFlags(cmd, a);
   cmd->add_option("--ttl", a.ttl, "How long the approval holds, e.g. 24h, 90m, 3d (default 24h)");
   return cmd;
@@ -376,7 +378,8 @@ CLI::App* AddRejectCommand(CLI::App& app, DecideArgs& a) {
       "Reject a proposed change, or withdraw an approval: the executor will not take it. The reviewer recorded is "
       "the identity the API server reports for the kubeconfig's credentials (SelfSubjectReview). Refuses a log that "
       "belongs to another cluster, an unknown id, and a change that is not proposed or approved; then nothing is "
-      "written. Exit 0 rejected, 1 refused or failed, 2 usage.");
+      "written. With --audit-db kubernetes it annotates the GpuChange (gpu.kubeon.io/reject, rejected-by) for the "
+      "controller to import. Exit 0 rejected, 1 refused or failed, 2 usage.");
   AddDecideFlags(cmd, a);
   cmd->add_option("--reason", a.reason, "Why, recorded with the rejection");
   return cmd;

@@ -186,17 +186,20 @@ Result<std::optional<json>> KubeAuditStore::GetObject(const std::string& id) {
   return Failed("cannot read change " + id, got.error());
 }
 
+kube::ApiResult<json> KubeAuditStore::UpsertConfigMap(const kube::Mutation& mutate) {
+  const json skeleton = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"namespace", options_.namespace_}}}};
+  return client_.Upsert("/api/v1/namespaces/" + options_.namespace_ + "/configmaps", kAuditConfigMap, skeleton, mutate,
+                        options_.max_attempts);
+}
+
 Result<int64_t> KubeAuditStore::NextNumber(const char* key) {
   int64_t next = 0;
-  const json skeleton = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"namespace", options_.namespace_}}}};
-  auto written = client_.Upsert(
-      "/api/v1/namespaces/" + options_.namespace_ + "/configmaps", kAuditConfigMap, skeleton,
+  auto written = UpsertConfigMap(
       [&](json& cm) {
         next = ParseInt(Str(cm.value("data", json::object()), key)).value_or(0) + 1;
         cm["data"][key] = std::to_string(next);
         return Status::Ok();
-      },
-      options_.max_attempts);
+      });
   if (!written.ok()) return Failed(std::string("cannot take the next ") + key + " number", written.error());
   return next;
 }
@@ -225,9 +228,7 @@ Status KubeAuditStore::BindCluster(const ClusterIdentity& id) {
     if ((*current)->kube_system_uid == id.kube_system_uid) return Status::Ok();
     return *mismatch({{"clusterServer", (*current)->server}, {"clusterKubeSystemUid", (*current)->kube_system_uid}});
   }
-  const json skeleton = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"namespace", options_.namespace_}}}};
-  auto written = client_.Upsert(
-      "/api/v1/namespaces/" + options_.namespace_ + "/configmaps", kAuditConfigMap, skeleton,
+  auto written = UpsertConfigMap(
       [&](json& cm) {
         json& data = cm["data"];
         refused = mismatch(data);
@@ -235,8 +236,7 @@ Status KubeAuditStore::BindCluster(const ClusterIdentity& id) {
         data["clusterServer"] = id.server;
         data["clusterKubeSystemUid"] = id.kube_system_uid;
         return Status::Ok();
-      },
-      options_.max_attempts);
+      });
   if (refused) return *refused;
   if (!written.ok()) return Failed("cannot record the cluster identity", written.error());
   return Status::Ok();
@@ -385,9 +385,7 @@ Result<int64_t> KubeAuditStore::Append(const LogEntry& entry) {
   // Run-level entries, and entries of changes without an object: numbered and
   // stored by one write of the ConfigMap.
   int64_t seq = 0;
-  const json skeleton = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"namespace", options_.namespace_}}}};
-  auto written = client_.Upsert(
-      "/api/v1/namespaces/" + options_.namespace_ + "/configmaps", kAuditConfigMap, skeleton,
+  auto written = UpsertConfigMap(
       [&](json& cm) {
         json& d = cm["data"];
         seq = ParseInt(Str(d, "logSeq")).value_or(0) + 1;
@@ -399,8 +397,7 @@ Result<int64_t> KubeAuditStore::Append(const LogEntry& entry) {
         d["log"] = log.dump();
         if (summary.is_object()) d["logSummary"] = summary.dump();
         return Status::Ok();
-      },
-      options_.max_attempts);
+      });
   if (!written.ok()) return Failed("cannot append a log entry", written.error());
   return seq;
 }

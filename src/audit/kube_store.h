@@ -111,6 +111,9 @@ class KubeAuditStore final : public AuditStore {
   kube::KubeClient& client() { return client_; }
 
  private:
+  // Read, mutate and write back (create when missing) the kubeon-gpu-audit
+  // ConfigMap, retried on conflicts.
+  kube::ApiResult<nlohmann::json> UpsertConfigMap(const kube::Mutation& mutate);
   Result<int64_t> NextNumber(const char* key);
   std::string ConfigMapPath() const;
 

@@ -8,6 +8,7 @@
 // factory returning nullptr skips the test (e.g. kube-sim not built).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,11 +33,24 @@ struct ContractParam {
 
 inline std::string PrintContractParam(const ::testing::TestParamInfo<ContractParam>& info) { return info.param.name; }
 
+// 64 lowercase hex digits derived from `text` (a content hash as the CRD's pattern wants).
+inline std::string HexHash(const std::string& text) {
+  static const char* k = "0123456789abcdef";
+  std::string out;
+  uint64_t h = 1469598103934665603ull;
+  while (out.size() < 64) {
+    for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    h = h * 1099511628211ull + out.size();
+    out += k[h >> 60];
+  }
+  return out;
+}
+
 inline ChangeRecord SampleChange(const std::string& id) {
   ChangeRecord r;
   r.id = id;
   r.policy = "gpu-sharing";
-  r.content_hash = id + "ffffeeeedddd";
+  r.content_hash = HexHash(id);
   r.state = ChangeState::kProposed;
   r.step_json = R"({"id":")" + id + R"(","nodes":["gpu-a"]})";
   r.created_at = "2026-12-03T10:00:00Z";
@@ -80,7 +94,7 @@ TEST_P(AuditStoreContractTest, ChangesRoundTripEveryField) {
   r.approved_by = "alice";
   r.approved_at = "2026-12-03T10:05:00Z";
   r.approval_expires_at = "2026-12-04T10:05:00Z";
-  r.approved_hash = "abc";
+  r.approved_hash = HexHash("approved");
   r.rejected_by = "bob";
   r.reason = "with \"quotes\", 'single' and ünïcode\nnewline";
   ASSERT_TRUE(store->PutChange(r, 0).ok());
@@ -99,7 +113,7 @@ TEST_P(AuditStoreContractTest, ChangesRoundTripEveryField) {
   EXPECT_EQ(g.approved_by, "alice");
   EXPECT_EQ(g.approved_at, r.approved_at);
   EXPECT_EQ(g.approval_expires_at, r.approval_expires_at);
-  EXPECT_EQ(g.approved_hash, "abc");
+  EXPECT_EQ(g.approved_hash, HexHash("approved"));
   EXPECT_EQ(g.rejected_by, "bob");
   EXPECT_EQ(g.reason, r.reason);
   EXPECT_EQ(g.revision, 1);

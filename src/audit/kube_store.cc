@@ -57,7 +57,12 @@ std::string ChangePath(const std::string& id) { return std::string(kGpuChangesPa
 // --- the step logs -----------------------------------------------------------
 
 json EntryJson(const LogEntry& e, const json& data, bool with_change) {
-  json j = {{"seq", e.seq}, {"time", e.time}, {"action", e.action}, {"outcome", e.outcome}, {"detail", e.detail}};
+  json j = {{"seq", e.seq}, {"action", e.action}};
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"time", &e.time},
+                                   {"outcome", &e.outcome},
+                                   {"detail", &e.detail}}) {
+    if (!value->empty()) j[key] = *value;  // "" is not a date-time
+  }
   if (!data.is_null()) j["data"] = data;
   if (with_change) j["change"] = e.change_id;
   return j;
@@ -135,7 +140,8 @@ json DataJson(const json& cm, const char* key) {
 }
 
 json SpecOf(const ChangeRecord& r, const json& step) {
-  json spec = {{"policy", r.policy}, {"contentHash", r.content_hash}, {"createdAt", r.created_at}};
+  json spec = {{"policy", r.policy}, {"contentHash", r.content_hash}};
+  if (!r.created_at.empty()) spec["createdAt"] = r.created_at;
   if (!step.is_null()) spec["step"] = step;
   return spec;
 }
@@ -295,14 +301,18 @@ Status KubeAuditStore::PutChange(const ChangeRecord& record, int64_t expected_re
     const json old = object.value("status", json::object());
     json status = {{"state", std::string(ChangeStateName(record.state))},
                    {"revision", expected_revision + 1},
-                   {"updatedAt", record.updated_at},
-                   {"approvedBy", record.approved_by},
-                   {"approvedAt", record.approved_at},
-                   {"approvalExpiresAt", record.approval_expires_at},
-                   {"approvedHash", record.approved_hash},
-                   {"rejectedBy", record.rejected_by},
-                   {"reason", record.reason},
                    {"observedGeneration", Int(object["metadata"], "generation")}};
+    // Empty fields are left out: the CRD gives times a date-time format and
+    // approvedHash a pattern, which "" does not meet.
+    for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"updatedAt", &record.updated_at},
+                                     {"approvedBy", &record.approved_by},
+                                     {"approvedAt", &record.approved_at},
+                                     {"approvalExpiresAt", &record.approval_expires_at},
+                                     {"approvedHash", &record.approved_hash},
+                                     {"rejectedBy", &record.rejected_by},
+                                     {"reason", &record.reason}}) {
+      if (!value->empty()) status[key] = *value;
+    }
     if (!undo->is_null()) status["undo"] = *undo;
     for (const char* keep : {"log", "logSummary", "revertRequested"}) {
       if (old.is_object() && old.contains(keep)) status[keep] = old[keep];

@@ -13,7 +13,7 @@
 #include "apply/lease.h"
 #include "apply/rfc3339.h"
 #include "apply/step_runner.h"
-#include "audit/sqlite_store.h"
+#include "cli/audit_db.h"
 #include "kube/identity.h"
 #include "kube/snapshot.h"
 #include "plan/operator_fit.h"
@@ -37,26 +37,18 @@ Result<std::unique_ptr<kube::KubeClient>> Connect(const std::string& kubeconfig,
   return kube::ConnectWithOptions(o);
 }
 
-// Opens the audit log at `path` (default path when empty) for the cluster
-// `client` reaches: a log of another cluster is refused before anything is
-// written to it.
-Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& path, kube::KubeClient& client,
+// Opens the audit log --audit-db names (audit_db.h) for the cluster `client`
+// reaches: a log of another cluster is refused before anything is written to it.
+Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& flag, kube::KubeClient& client,
                                                         bool create_if_missing) {
-  Result<kube::ClusterId> id = kube::ClusterIdOf(client);
-  if (!id.ok()) return id.status();
-  std::string db = path;
-  if (db.empty()) {
-    Result<std::string> def = audit::DefaultAuditDbPath();
-    if (!def.ok()) return def.status();
-    db = *def;
-  }
-  audit::SqliteAuditStore::Options o;
-  o.create_if_missing = create_if_missing;
-  Result<std::unique_ptr<audit::AuditStore>> store = audit::SqliteAuditStore::Open(db, o);
-  if (!store.ok()) return store.status();
-  Status bound = (*store)->BindCluster(audit::ClusterIdentity{id->server, id->kube_system_uid});
-  if (!bound.ok()) return bound;
-  return store;
+  AuditDbRequest r;
+  r.flag = flag;
+  r.client = &client;
+  r.create_if_missing = create_if_missing;
+  r.bind_cluster = true;
+  Result<AuditDb> db = OpenAuditDb(r);
+  if (!db.ok()) return db.status();
+  return std::move(db->store);
 }
 
 apply::StepArtifacts ArtifactsOf(const plan::Plan& plan, const model::Cluster& cluster, const PlanArgs& args) {
@@ -177,9 +169,7 @@ CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& a) {
   cmd->add_option("--min-history", a.plan.min_history, "Workloads with less history are not candidates");
   cmd->add_option("--operator-namespace", a.plan.operator_namespace,
                   "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
-  cmd->add_option("--audit-db", a.audit_db,
-                  "Audit log (SQLite) recording every step before it is taken (default: "
-                  "$XDG_STATE_HOME/kubeon/audit.db, else ~/.local/state/kubeon/audit.db)");
+  AddAuditDbOption(cmd, a.audit_db);
   cmd->add_option("--mode", a.mode, "Override the policy's mode for this run: Proposal, Approve or Auto")
       ->check(CLI::IsMember({"Proposal", "Approve", "Auto"}));
   cmd->add_option("--now", a.now, "Decide windows and approval expiry as if it were this time (RFC 3339), for tests");
@@ -345,7 +335,7 @@ CLI::App* AddRevertCommand(CLI::App& app, RevertArgs& a) {
   cmd->add_option("ID", a.id, "Change id, as listed by kubeon-gpu changes")->required();
   cmd->add_option("--kubeconfig", a.kubeconfig, "kubeconfig file");
   cmd->add_option("--context", a.context, "kubeconfig context");
-  cmd->add_option("--audit-db", a.audit_db, "Audit log (default: $XDG_STATE_HOME/kubeon/audit.db)");
+  AddAuditDbOption(cmd, a.audit_db);
   cmd->add_option("--lease-namespace", a.lease_namespace, "Namespace of the policy Leases (default kube-system)");
   cmd->add_option("--configmap-sync-seconds", a.configmap_sync_seconds,
                   "How long the kubelet takes to show a changed ConfigMap (default 90)")

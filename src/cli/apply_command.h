@@ -14,7 +14,8 @@
 //
 // Both refuse to act with an audit log of another cluster (the log records
 // the API server URL and the kube-system namespace's UID) and change nothing
-// on bad input.  Exit codes (apply): 0 all done or nothing to do; 3 a step
+// on bad input.  --audit-db (cli/audit_db.h) names a SQLite file or, with
+// `kubernetes`, the cluster's GpuChange objects (audit/kube_store.h).  Exit codes (apply): 0 all done or nothing to do; 3 a step
 // waits for approval or for the window; 4 a step failed and was rolled back;
 // 5 a rollback failed (its nodes stay cordoned and tainted); 6 no order of
 // changes fits the cluster (spare GPUs needed; nothing started); 1 any other
@@ -33,7 +34,7 @@ namespace kubeon::cli {
 
 struct ApplyArgs {
   PlanArgs plan;  // history, policy, prices, catalog, kubeconfig, ... (from_cluster is forced)
-  std::string audit_db;  // "" = audit::DefaultAuditDbPath()
+  std::string audit_db;  // "kubernetes", a SQLite path, or "" = audit::DefaultAuditDbPath() (cli/audit_db.h)
   std::string mode;      // "" = the policy's
   std::string now;       // RFC 3339; "" = the clock
   bool dry_run = false;

@@ -15,11 +15,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <thread>
 
 #include "apply/rfc3339.h"
+#include "audit/kube_sim_support.h"
+#include "audit/kube_store.h"
 #include "audit/sqlite_store.h"
 #include "cli/apply_e2e_support.h"
 #include "cli/change_commands.h"
@@ -297,6 +300,58 @@ TEST_F(ApplyCommandTest, TwoAppliesAtOnceOneWaitsForTheOther) {
   EXPECT_EQ(Apply(Args("Auto", kInsideWindow), &out, &err), 1);
   EXPECT_NE(err.find("being changed by kubeon-gpu/other-host/42/abcd"), std::string::npos) << err;
   EXPECT_EQ(NodeState(), before);
+}
+
+// --audit-db kubernetes: the same run keeps every change and its step log in
+// GpuChange objects; a new store instance (another replica, a restart) reads
+// them back and the next run resumes from them.
+TEST_F(ApplyCommandTest, AutoRecordsEveryStepInTheClustersAuditStore) {
+  if (!audit::testing::CanInstallAuditStore()) GTEST_SKIP() << "deploy/crd-gpuchange.yaml or kubectl missing";
+  StartSim(true);
+  Status installed = audit::testing::InstallAuditStore(sim_.token_kubeconfig(), (dir_ / "kubectl-cache").string());
+  ASSERT_TRUE(installed.ok()) << installed.message();
+  ApplyArgs a = Args("Auto", kInsideWindow);
+  a.audit_db = "kubernetes";
+  json out;
+  std::string err;
+  ASSERT_EQ(Apply(a, &out, &err), 3) << err << out.dump(2);
+  json steps = out["policies"][0]["steps"];
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0]["outcome"], "waiting-approval") << steps[0].dump();
+  EXPECT_EQ(steps[1]["outcome"], "done") << steps[1].dump();
+  EXPECT_EQ(steps[2]["outcome"], "done") << steps[2].dump();
+  EXPECT_FALSE(std::filesystem::exists(db()));  // nothing went to a SQLite file
+
+  audit::KubeAuditStore store(*client_, audit::KubeAuditStore::Options());
+  auto cluster = store.Cluster();
+  ASSERT_TRUE(cluster.ok() && cluster->has_value());
+  EXPECT_EQ((*cluster)->server, sim_.url());
+  auto changes = store.ListChanges();
+  ASSERT_TRUE(changes.ok()) << changes.status().message();
+  ASSERT_EQ(changes->size(), 3u);
+  std::map<std::string, audit::ChangeState> state;
+  for (const auto& c : *changes) state[c.id] = c.state;
+  EXPECT_EQ(state[steps[0]["id"]], audit::ChangeState::kProposed);
+  EXPECT_EQ(state[steps[1]["id"]], audit::ChangeState::kDone);
+  EXPECT_EQ(state[steps[2]["id"]], audit::ChangeState::kDone);
+  auto log = store.Log(steps[1]["id"]);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  EXPECT_GE(log->size(), 4u);
+  for (size_t i = 1; i < log->size(); ++i) EXPECT_LT((*log)[i - 1].seq, (*log)[i].seq);
+  auto object = store.GetObject(steps[1]["id"]);
+  ASSERT_TRUE(object.ok() && object->has_value());
+  EXPECT_FALSE((**object)["metadata"].contains("ownerReferences"));
+  EXPECT_EQ((**object)["metadata"]["labels"][audit::kPolicyLabel], "gpu-sharing");
+  auto [rc, listed] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() + " --cache-dir " +
+                                                (dir_ / "kubectl-cache").string() + " get gpuchanges 2>&1");
+  EXPECT_EQ(rc, 0) << listed;
+  EXPECT_NE(listed.find(steps[2]["id"].get<std::string>()), std::string::npos) << listed;
+
+  json again;
+  a.now = "2026-12-05T02:30:00Z";
+  ASSERT_EQ(Apply(a, &again, &err), 3) << err;
+  ASSERT_EQ(again["policies"][0]["steps"].size(), 1u) << again.dump(2);
+  EXPECT_EQ(again["policies"][0]["steps"][0]["id"], steps[0]["id"]);
 }
 
 }  // namespace

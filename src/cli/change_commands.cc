@@ -12,7 +12,9 @@
 
 #include "apply/rfc3339.h"
 #include "audit/audit_store.h"
-#include "audit/sqlite_store.h"
+#include "audit/kube_approvals.h"
+#include "audit/kube_store.h"
+#include "cli/audit_db.h"
 #include "cli/plan_command.h"
 #include "cli/report.h"
 #include "kube/identity.h"
@@ -25,21 +27,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::system_clock;
-
-Result<std::string> ResolveDb(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  return audit::DefaultAuditDbPath();
-}
-
-// Opens an existing log; nullptr (and OK) when the file does not exist and
-// `missing_ok`.
-Result<std::unique_ptr<audit::AuditStore>> OpenLog(const std::string& path, bool missing_ok) {
-  std::error_code ec;
-  if (missing_ok && !std::filesystem::exists(path, ec) && !ec) return std::unique_ptr<audit::AuditStore>();
-  audit::SqliteAuditStore::Options o;
-  o.create_if_missing = false;
-  return audit::SqliteAuditStore::Open(path, o);
-}
 
 std::string OneLine(std::string s) {
   for (char& c : s) {
@@ -207,20 +194,19 @@ bool ValidOutput(const std::string& o, std::ostream& err, const char* cmd) {
   return false;
 }
 
-// --audit-db, which every command of this file takes.
-void AddAuditDbFlag(CLI::App* cmd, std::string& audit_db) {
-  cmd->add_option("--audit-db", audit_db,
-                  "The audit log (SQLite) (default: $XDG_STATE_HOME/kubeon/audit.db, else "
-                  "$HOME/.local/state/kubeon/audit.db)");
+// --kubeconfig and --context, which every command of this file takes
+// (changes and audit use them only with --audit-db kubernetes).
+void AddClusterFlags(CLI::App* cmd, std::string& kubeconfig, std::string& context) {
+  cmd->add_option("--kubeconfig", kubeconfig,
+                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
+  cmd->add_option("--context", context, "kubeconfig context (default: current-context)");
 }
 
 // The ID argument and the flags approve and reject share.
 void AddDecideFlags(CLI::App* cmd, DecideArgs& a) {
   cmd->add_option("ID", a.id, "Change id (`kubeon-gpu changes` lists them)")->required();
-  cmd->add_option("--kubeconfig", a.kubeconfig,
-                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
-  cmd->add_option("--context", a.context, "kubeconfig context (default: current-context)");
-  AddAuditDbFlag(cmd, a.audit_db);
+  AddClusterFlags(cmd, a.kubeconfig, a.context);
+  AddAuditDbOption(cmd, a.audit_db);
 }
 
 int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& err) {
@@ -235,14 +221,26 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
     return 2;
   }
   const Clock::time_point now = a.now.value_or(Clock::now());
-  auto path = ResolveDb(a.audit_db);
-  if (!path.ok()) return fail(path.status().message());
-  auto store = OpenLog(*path, /*missing_ok=*/false);
-  if (!store.ok()) return fail(store.status().message());
-  auto found = (*store)->GetChange(a.id);
+  kube::SnapshotOptions connect;
+  connect.kubeconfig = a.kubeconfig;
+  connect.context = a.context;
+  const bool kubernetes = a.audit_db == kKubernetesAuditDb;
+  std::unique_ptr<kube::KubeClient> client;
+  if (kubernetes) {  // the store is the cluster: connect first
+    auto c = kube::ConnectWithOptions(connect);
+    if (!c.ok()) return fail(c.status().message());
+    client = std::move(c).value();
+  }
+  AuditDbRequest req;
+  req.flag = a.audit_db;
+  req.client = client.get();
+  auto db = OpenAuditDb(req);
+  if (!db.ok()) return fail(db.status().message());
+  audit::AuditStore& store = *db->store;
+  auto found = store.GetChange(a.id);
   if (!found.ok()) return fail(found.status().message());
   if (!found->has_value()) {
-    return fail("no change " + a.id + " in audit db " + *path + " (`kubeon-gpu changes` lists them)");
+    return fail("no change " + a.id + " in " + db->where + " (`kubeon-gpu changes` lists them)");
   }
   audit::ChangeRecord r = **found;
   const std::string state(audit::ChangeStateName(r.state));
@@ -255,18 +253,33 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
                 (approve ? "approved" : "rejected"));
   }
 
-  kube::SnapshotOptions connect;
-  connect.kubeconfig = a.kubeconfig;
-  connect.context = a.context;
-  auto client = kube::ConnectWithOptions(connect);
-  if (!client.ok()) return fail(client.status().message());
-  auto cluster_id = kube::ClusterIdOf(**client);
-  if (!cluster_id.ok()) return fail(cluster_id.status().message());
-  auto who = kube::WhoAmI(**client);
+  std::optional<kube::ClusterId> cluster_id;
+  if (!kubernetes) {  // a SQLite log must belong to the kubeconfig's cluster (the kubernetes store is it)
+    auto c = kube::ConnectWithOptions(connect);
+    if (!c.ok()) return fail(c.status().message());
+    client = std::move(c).value();
+    auto id = kube::ClusterIdOf(*client);
+    if (!id.ok()) return fail(id.status().message());
+    cluster_id = *id;
+  }
+  auto who = kube::WhoAmI(*client);
   if (!who.ok()) return fail(who.status().message());
-  Status bound = (*store)->BindCluster({cluster_id->server, cluster_id->kube_system_uid});
-  if (!bound.ok()) return fail(bound.message());
+  if (cluster_id) {
+    Status bound = store.BindCluster({cluster_id->server, cluster_id->kube_system_uid});
+    if (!bound.ok()) return fail(bound.message());
+  }
 
+  if (kubernetes) {
+    // The reviewer writes the annotations; the controller imports them
+    // (audit/kube_approvals.h), trusting the name because the API server's
+    // admission policy checked it against who wrote it.
+    Status wrote = audit::WriteDecisionAnnotations(*client, r, approve, who->username, a.reason);
+    if (!wrote.ok()) return fail(wrote.message());
+    out << "change " << r.id << " (policy " << r.policy << "): " << (approve ? "approval" : "rejection") << " by "
+        << who->username << " written to GpuChange " << r.id << " (step hash " << r.content_hash.substr(0, 16)
+        << "); the controller records it in the audit log on its next pass\n";
+    return 0;
+  }
   const std::string at = FormatRfc3339(now);
   r.updated_at = at;
   json data = {{"user", who->username}, {"groups", who->groups}, {"previous_state", state}};
@@ -295,7 +308,7 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
     data["reason"] = a.reason;
     detail = "rejected by " + r.rejected_by + (a.reason.empty() ? "" : ": " + a.reason);
   }
-  Status put = (*store)->PutChange(r, r.revision);
+  Status put = store.PutChange(r, r.revision);
   if (!put.ok()) return fail(put.message());
   audit::LogEntry e;
   e.time = at;
@@ -304,7 +317,7 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
   e.outcome = "ok";
   e.detail = detail;
   e.data_json = data.dump();
-  auto seq = (*store)->Append(e);
+  auto seq = store.Append(e);
   if (!seq.ok()) return fail(seq.status().message());
   out << "change " << r.id << " (policy " << r.policy << ") " << detail << "\n";
   if (approve) {
@@ -324,8 +337,10 @@ CLI::App* AddChangesCommand(CLI::App& app, ChangesArgs& a) {
       "List every change (one step of a plan) recorded in the audit log: its state (proposed, approved, rejected, "
       "expired, running, done, failed, rolled-back, reverted), nodes, layout before → after, owners moved, pods "
       "evicted and disrupted, GPUs and $/month freed, isolation, flags that keep Auto from taking it, who approved it "
-      "and until when, or who rejected it and why. Reads only the log; never contacts the cluster.");
-  AddAuditDbFlag(cmd, a.audit_db);
+      "and until when, or who rejected it and why. Reads only the log; contacts the cluster only for --audit-db "
+      "kubernetes.");
+  AddAuditDbOption(cmd, a.audit_db);
+  AddClusterFlags(cmd, a.kubeconfig, a.context);
   cmd->add_option("-o,--output", a.output, "table (default) or json");
   return cmd;
 }
@@ -335,7 +350,8 @@ CLI::App* AddAuditCommand(CLI::App& app, AuditArgs& a) {
       "audit",
       "Print the step log: every action the executor and the reviewers took (cordon, evict, label, patch-owner, "
       "rollback, approve, reject, ...) with its time, change, outcome and detail, oldest first. Reads only the log.");
-  AddAuditDbFlag(cmd, a.audit_db);
+  AddAuditDbOption(cmd, a.audit_db);
+  AddClusterFlags(cmd, a.kubeconfig, a.context);
   cmd->add_option("-o,--output", a.output, "table (default) or json");
   cmd->add_option("--change", a.change_id, "Only the entries of this change id");
   return cmd;
@@ -348,8 +364,9 @@ CLI::App* AddApproveCommand(CLI::App& app, DecideArgs& a) {
       "reports for the kubeconfig's credentials (SelfSubjectReview), not a name you type. The approval is for the "
       "step's content hash (nodes, layouts, owners, replica counts): it lapses when the next plan's step differs or "
       "after --ttl. Refuses a log that belongs to another cluster (API server URL and kube-system namespace uid), an "
-      "unknown id, and a change that is not proposed or approved; then nothing is written. Exit 0 approved, 1 "
-      "refused or failed, 2 usage.");
+      "unknown id, and a change that is not proposed or approved; then nothing is written. With --audit-db "
+      "kubernetes it annotates the GpuChange (gpu.kubeon.io/approve, approved-by) for the controller to import; "
+      "--ttl is then the controller's. Exit 0 approved, 1 refused or failed, 2 usage.");
   AddDecideFlags(cmd, a);
   cmd->add_option("--ttl", a.ttl, "How long the approval holds, e.g. 24h, 90m, 3d (default 24h)");
   return cmd;
@@ -361,7 +378,8 @@ CLI::App* AddRejectCommand(CLI::App& app, DecideArgs& a) {
       "Reject a proposed change, or withdraw an approval: the executor will not take it. The reviewer recorded is "
       "the identity the API server reports for the kubeconfig's credentials (SelfSubjectReview). Refuses a log that "
       "belongs to another cluster, an unknown id, and a change that is not proposed or approved; then nothing is "
-      "written. Exit 0 rejected, 1 refused or failed, 2 usage.");
+      "written. With --audit-db kubernetes it annotates the GpuChange (gpu.kubeon.io/reject, rejected-by) for the "
+      "controller to import. Exit 0 rejected, 1 refused or failed, 2 usage.");
   AddDecideFlags(cmd, a);
   cmd->add_option("--reason", a.reason, "Why, recorded with the rejection");
   return cmd;
@@ -373,17 +391,20 @@ int RunChanges(const ChangesArgs& a, std::ostream& out, std::ostream& err) {
     err << "kubeon-gpu changes: " << OneLine(s.message()) << "\n";
     return 1;
   };
-  auto path = ResolveDb(a.audit_db);
-  if (!path.ok()) return fail(path.status());
-  auto store = OpenLog(*path, /*missing_ok=*/true);
-  if (!store.ok()) return fail(store.status());
+  AuditDbRequest req;
+  req.flag = a.audit_db;
+  req.connect.kubeconfig = a.kubeconfig;
+  req.connect.context = a.context;
+  req.missing_ok = true;
+  auto db = OpenAuditDb(req);
+  if (!db.ok()) return fail(db.status());
   std::optional<audit::ClusterIdentity> cluster;
   std::vector<audit::ChangeRecord> changes;
-  if (*store) {
-    auto c = (*store)->Cluster();
+  if (db->store) {
+    auto c = db->store->Cluster();
     if (!c.ok()) return fail(c.status());
     cluster = *c;
-    auto list = (*store)->ListChanges();
+    auto list = db->store->ListChanges();
     if (!list.ok()) return fail(list.status());
     changes = std::move(*list);
   }
@@ -391,9 +412,9 @@ int RunChanges(const ChangesArgs& a, std::ostream& out, std::ostream& err) {
   if (a.output == "json") {
     json all = json::array();
     for (const auto& r : changes) all.push_back(ChangeJson(r, now));
-    out << json{{"audit_db", *path}, {"cluster", ClusterJson(cluster)}, {"changes", all}}.dump(2) << "\n";
+    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"changes", all}}.dump(2) << "\n";
   } else {
-    out << RenderChangesTable(*path, cluster, changes, now);
+    out << RenderChangesTable(db->display, cluster, changes, now);
   }
   return 0;
 }
@@ -404,24 +425,28 @@ int RunAudit(const AuditArgs& a, std::ostream& out, std::ostream& err) {
     err << "kubeon-gpu audit: " << OneLine(message) << "\n";
     return 1;
   };
-  auto path = ResolveDb(a.audit_db);
-  if (!path.ok()) return fail(path.status().message());
-  auto store = OpenLog(*path, /*missing_ok=*/a.change_id.empty());
-  if (!store.ok()) return fail(store.status().message());
+  AuditDbRequest req;
+  req.flag = a.audit_db;
+  req.connect.kubeconfig = a.kubeconfig;
+  req.connect.context = a.context;
+  req.missing_ok = a.change_id.empty();
+  auto db = OpenAuditDb(req);
+  if (!db.ok()) return fail(db.status().message());
+  audit::AuditStore* store = db->store.get();
   std::optional<audit::ClusterIdentity> cluster;
   std::vector<audit::LogEntry> entries;
-  if (*store) {
-    auto c = (*store)->Cluster();
+  if (store) {
+    auto c = store->Cluster();
     if (!c.ok()) return fail(c.status().message());
     cluster = *c;
-    auto log = (*store)->Log(a.change_id);
+    auto log = store->Log(a.change_id);
     if (!log.ok()) return fail(log.status().message());
     entries = std::move(*log);
     if (!a.change_id.empty() && entries.empty()) {
-      auto found = (*store)->GetChange(a.change_id);
+      auto found = store->GetChange(a.change_id);
       if (!found.ok()) return fail(found.status().message());
       if (!found->has_value()) {
-        return fail("no change " + a.change_id + " in audit db " + *path + " (`kubeon-gpu changes` lists them)");
+        return fail("no change " + a.change_id + " in " + db->where + " (`kubeon-gpu changes` lists them)");
       }
     }
   }
@@ -438,10 +463,10 @@ int RunAudit(const AuditArgs& a, std::ostream& out, std::ostream& err) {
                      {"detail", e.detail},
                      {"data", data}});
     }
-    out << json{{"audit_db", *path}, {"cluster", ClusterJson(cluster)}, {"entries", all}}.dump(2) << "\n";
+    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"entries", all}}.dump(2) << "\n";
     return 0;
   }
-  out << "Audit log " << *path << ", " << ClusterLine(cluster) << "\n\n";
+  out << "Audit log " << db->display << ", " << ClusterLine(cluster) << "\n\n";
   if (entries.empty()) {
     out << "No entries.\n";
     return 0;

@@ -1,13 +1,15 @@
 // The commands that read the audit log and decide on its changes:
 //
-//   kubeon-gpu changes  [--audit-db PATH] [-o table|json]
-//   kubeon-gpu audit    [--audit-db PATH] [-o table|json] [--change ID]
-//   kubeon-gpu approve ID [--kubeconfig F] [--context C] [--audit-db PATH] [--ttl 24h]
-//   kubeon-gpu reject  ID [--reason TEXT] [--kubeconfig F] [--context C] [--audit-db PATH]
+//   kubeon-gpu changes  [--audit-db PATH|kubernetes] [--kubeconfig F] [--context C] [-o table|json]
+//   kubeon-gpu audit    [--audit-db PATH|kubernetes] [--kubeconfig F] [--context C] [-o table|json] [--change ID]
+//   kubeon-gpu approve ID [--kubeconfig F] [--context C] [--audit-db PATH|kubernetes] [--ttl 24h]
+//   kubeon-gpu reject  ID [--reason TEXT] [--kubeconfig F] [--context C] [--audit-db PATH|kubernetes]
 //
-// The log is the SQLite store of audit/sqlite_store.h at --audit-db, default
-// DefaultAuditDbPath().  `changes` and `audit` only read it (a log that does
-// not exist yet lists nothing) and never contact the cluster.
+// The log is the store --audit-db names (cli/audit_db.h): a SQLite file
+// (audit/sqlite_store.h, default DefaultAuditDbPath()) or, with
+// `kubernetes`, the cluster's GpuChange objects (audit/kube_store.h).
+// `changes` and `audit` only read it (a SQLite log that does not exist yet
+// lists nothing) and contact the cluster only for the kubernetes store.
 //
 // `changes -o json` (a contract; fields may be added, never renamed):
 //   {"audit_db", "cluster": {"server", "kube_system_uid"} | null,
@@ -35,6 +37,14 @@
 //    and that has not expired.
 //  - The record is written with a compare-and-set on its revision, so a
 //    decision racing the executor or another reviewer fails cleanly.
+//  - With --audit-db kubernetes the decision is not written to the record:
+//    approve sets the GpuChange's annotations gpu.kubeon.io/approve = the
+//    change's content hash and gpu.kubeon.io/approved-by = the reviewer
+//    (reject: gpu.kubeon.io/reject = the reason, gpu.kubeon.io/rejected-by),
+//    which the ValidatingAdmissionPolicy kubeon-gpu-approvals checks against
+//    the API server's record of who wrote them; the controller imports them
+//    into the audit log (audit/kube_approvals.h) with its own approval TTL
+//    (--ttl is not used).  Reviewers need only `patch` on gpuchanges.
 //
 // Errors (unknown id, a change in another state, e.g. `expired`, an
 // unreadable or missing db, a log of another cluster, unreachable API
@@ -52,7 +62,9 @@
 namespace kubeon::cli {
 
 struct ChangesArgs {
-  std::string audit_db;  // "" = DefaultAuditDbPath()
+  std::string audit_db;  // "kubernetes", a SQLite path, or "" = DefaultAuditDbPath()
+  std::string kubeconfig;  // --audit-db kubernetes only
+  std::string context;
   std::string output = "table";
   // The time approvals are judged expired against; nullopt = the clock.
   std::optional<std::chrono::system_clock::time_point> now;
@@ -60,6 +72,8 @@ struct ChangesArgs {
 
 struct AuditArgs {
   std::string audit_db;
+  std::string kubeconfig;  // --audit-db kubernetes only
+  std::string context;
   std::string output = "table";
   std::string change_id;  // "" = every entry
 };

@@ -22,6 +22,9 @@
 #include "kube/test_server.h"
 
 #ifdef KUBE_SIM_BINARY
+#include "audit/kube_approvals.h"
+#include "audit/kube_sim_support.h"
+#include "audit/kube_store.h"
 #include "kube/sim_process.h"
 #endif
 
@@ -593,6 +596,111 @@ TEST_F(ChangeCommandsTest, TwoReviewersOnKubeSim) {
   EXPECT_EQ(oerr.str().rfind("kubeon-gpu approve: audit log " + db_ + " belongs to cluster " + sim.url(), 0), 0u)
       << oerr.str();
   EXPECT_EQ(Dump(db_), before);
+}
+#endif
+
+#ifdef KUBE_SIM_BINARY
+// --audit-db kubernetes: the same commands on the cluster's GpuChange objects
+// in kube-sim; alice (a token, group reviewers) approves by annotation.
+TEST(ChangeCommandsKubernetesTest, ChangesAuditAndApproveOnTheClustersStore) {
+  auto sim = audit::testing::KubeSimAudit::Start(
+      KUBE_SIM_BINARY, {{"users", {{{"name", "alice"}, {"groups", {"reviewers"}}, {"token", "alice-token"}}}}});
+  if (!sim) GTEST_SKIP() << "kube-sim audit store not available (deploy/crd-gpuchange.yaml or kubectl missing)";
+  auto admin = sim->Connect();
+  ASSERT_TRUE(admin);
+  // What a reviewer may do (where kube-sim enforces RBAC): read and patch
+  // gpuchanges, read the store's ConfigMap and the kube-system namespace.
+  const json rules = {
+      {{"apiGroups", {"gpu.kubeon.io"}}, {"resources", {"gpuchanges"}}, {"verbs", {"get", "list", "watch", "patch"}}},
+      {{"apiGroups", {""}}, {"resources", {"configmaps", "namespaces"}}, {"verbs", {"get"}}}};
+  auto role = admin->Create("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                            {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRole"},
+                             {"metadata", {{"name", "test-reviewer"}}}, {"rules", rules}});
+  if (role.ok()) {
+    auto bound = admin->Create(
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRoleBinding"},
+         {"metadata", {{"name", "test-reviewer"}}},
+         {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", "test-reviewer"}}},
+         {"subjects", {{{"kind", "Group"}, {"apiGroup", "rbac.authorization.k8s.io"}, {"name", "reviewers"}}}}});
+    ASSERT_TRUE(bound.ok()) << bound.error().ToString();
+  } else {
+    ASSERT_EQ(role.error().http_status, 404) << role.error().ToString();  // this kube-sim has no RBAC
+  }
+  audit::KubeAuditStore store(*admin, audit::KubeAuditStore::Options());
+  ASSERT_TRUE(store.PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0).ok());
+  ASSERT_TRUE(store.PutChange(Change("cc33dd44", 2, audit::ChangeState::kDone), 0).ok());
+  audit::LogEntry e;
+  e.time = "2026-12-03T09:30:00Z";
+  e.change_id = "cc33dd44";
+  e.action = "cordon";
+  e.outcome = "ok";
+  e.detail = "node gpu-a";
+  e.data_json = R"({"node":"gpu-a"})";
+  ASSERT_TRUE(store.Append(e).ok());
+
+  ChangesArgs c;
+  c.audit_db = "kubernetes";
+  c.kubeconfig = sim->Kubeconfig("alice");
+  c.now = kNow;
+  c.output = "json";
+  std::ostringstream cout_, cerr_;
+  ASSERT_EQ(RunChanges(c, cout_, cerr_), 0) << cerr_.str();
+  const json listed = json::parse(cout_.str());
+  EXPECT_EQ(listed["audit_db"], "kubernetes");
+  ASSERT_EQ(listed["changes"].size(), 2u);
+  EXPECT_EQ(listed["changes"][0]["id"], "aa11bb22");
+  EXPECT_EQ(listed["changes"][0]["state"], "proposed");
+  EXPECT_EQ(listed["changes"][1]["state"], "done");
+  EXPECT_EQ(listed["changes"][1]["step"]["nodes"], json({"gpu-a"}));
+  c.output = "table";
+  std::ostringstream table, terr;
+  ASSERT_EQ(RunChanges(c, table, terr), 0) << terr.str();
+  EXPECT_EQ(table.str().rfind("Audit log kubernetes (the cluster's GpuChange objects), no cluster recorded yet\n", 0),
+            0u)
+      << table.str();
+
+  AuditArgs a;
+  a.audit_db = "kubernetes";
+  a.kubeconfig = sim->Kubeconfig("alice");
+  a.change_id = "cc33dd44";
+  std::ostringstream aout, aerr;
+  ASSERT_EQ(RunAudit(a, aout, aerr), 0) << aerr.str();
+  EXPECT_NE(aout.str().find("cordon"), std::string::npos) << aout.str();
+  a.change_id = "ffffffff";
+  std::ostringstream nout, nerr;
+  EXPECT_EQ(RunAudit(a, nout, nerr), 1);
+  EXPECT_EQ(nerr.str(),
+            "kubeon-gpu audit: no change ffffffff in the cluster's GpuChange objects (`kubeon-gpu changes` lists "
+            "them)\n");
+
+  DecideArgs d;
+  d.id = "aa11bb22";
+  d.kubeconfig = sim->Kubeconfig("alice");
+  d.audit_db = "kubernetes";
+  d.now = kNow;
+  std::ostringstream dout, derr;
+  ASSERT_EQ(RunApprove(d, dout, derr), 0) << derr.str();
+  EXPECT_EQ(dout.str(),
+            "change aa11bb22 (policy gpu-sharing): approval by alice written to GpuChange aa11bb22 (step hash "
+            "aa11bb2200112233); the controller records it in the audit log on its next pass\n");
+  auto object = store.GetObject("aa11bb22");
+  ASSERT_TRUE(object.ok() && object->has_value());
+  const json annotations = (**object)["metadata"]["annotations"];
+  EXPECT_EQ(annotations[audit::kApproveAnnotation], Change("aa11bb22", 1, audit::ChangeState::kProposed).content_hash);
+  EXPECT_EQ(annotations[audit::kApprovedByAnnotation], "alice");
+  EXPECT_EQ((*store.GetChange("aa11bb22"))->state, audit::ChangeState::kProposed);  // the controller imports it
+  d.id = "cc33dd44";
+  std::ostringstream xout, xerr;
+  EXPECT_EQ(RunApprove(d, xout, xerr), 1);
+  EXPECT_EQ(xerr.str(), "kubeon-gpu approve: change cc33dd44 is done; only a proposed or approved change can be "
+                        "approved\n");
+
+  auto [rc, out] = sim->Kubectl("get gpuchanges");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("aa11bb22"), std::string::npos) << out;
+  EXPECT_NE(out.find("cc33dd44"), std::string::npos) << out;
+  EXPECT_NE(out.find("proposed"), std::string::npos) << out;
 }
 #endif
 

@@ -1,4 +1,4 @@
-set(AREA_SOURCES report.cc plan_command.cc change_commands.cc apply_command.cc)
+set(AREA_SOURCES report.cc audit_db.cc plan_command.cc change_commands.cc apply_command.cc)
 set(AREA_DEPS kubeon_model kubeon_mig kubeon_policy kubeon_metrics kubeon_plan kubeon_kube kubeon_audit kubeon_apply CLI11::CLI11 nlohmann_json::nlohmann_json)
 set(AREA_TESTS report_test.cc plan_command_test.cc demo_sources_test.cc change_commands_test.cc)
 

@@ -45,7 +45,7 @@ json StepJson(const std::string& id, int index) {
   plan::ScheduleStep st;
   st.index = index;
   st.id = id;
-  st.content_hash = id + "00112233445566778899aabbccddeeff00112233445566778899aabbcc";
+  st.content_hash = id + "00112233445566778899aabbccddeeff00112233445566778899aabb";  // 64 hex
   st.gpu_model = "NVIDIA-A100-SXM4-40GB";
   st.method = "mig";
   st.nodes = {"gpu-a"};
@@ -628,7 +628,8 @@ TEST(ChangeCommandsKubernetesTest, ChangesAuditAndApproveOnTheClustersStore) {
     ASSERT_EQ(role.error().http_status, 404) << role.error().ToString();  // this kube-sim has no RBAC
   }
   audit::KubeAuditStore store(*admin, audit::KubeAuditStore::Options());
-  ASSERT_TRUE(store.PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0).ok());
+  Status put = store.PutChange(Change("aa11bb22", 1, audit::ChangeState::kProposed), 0);
+  ASSERT_TRUE(put.ok()) << put.message();
   ASSERT_TRUE(store.PutChange(Change("cc33dd44", 2, audit::ChangeState::kDone), 0).ok());
   audit::LogEntry e;
   e.time = "2026-12-03T09:30:00Z";

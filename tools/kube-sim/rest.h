@@ -13,7 +13,11 @@
 //  PUT      update with optimistic concurrency (409 Conflict on a stale
 //           metadata.resourceVersion); the main resource keeps the stored
 //           status, /status keeps the stored spec and metadata.
-//  PATCH    merge / strategic merge / JSON patch (Content-Type), then as PUT.
+//  PATCH    merge / strategic merge (not for custom resources: 415) / JSON
+//           patch (Content-Type), then as PUT; apply-patch (server-side
+//           apply) creates or merges, managedFields operation Apply.
+//  custom resources (custom_resources.h): validated, pruned and defaulted
+//           by their CRD's schema (structural_schema.h); CRDs validated.
 //  DELETE   immediate removal (pods: graceful, pod_deletion.h, with
 //           gracePeriodSeconds from the query or DeleteOptions), dependents
 //           (ownerReferences) deleted in the background (pods gracefully)

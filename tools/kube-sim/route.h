@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "api_error.h"
 #include "resources.h"
@@ -28,6 +29,9 @@ struct Route {
 
 // REQUIRES: path starts with "/api/" or "/apis/".
 Outcome<Route> ParseRoute(const std::string& path);
+
+// The non-empty '/'-separated segments of `path`.
+std::vector<std::string> PathSegments(const std::string& path);
 
 // The 404 a real server gives for a path it does not serve.
 ApiError PathNotFound();

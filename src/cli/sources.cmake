@@ -43,6 +43,15 @@ function(kubeon_cli_link_extras)
       KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
     add_dependencies(apply_crash_test kube-sim kubeon-gpu)
     gtest_discover_tests(apply_crash_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 600)
+    # apply_rbac_test: the same demo applied as the kubeon-gpu ServiceAccount
+    # under deploy/'s ClusterRole (RBAC enforced by kube-sim); label "long".
+    add_executable(apply_rbac_test ${PROJECT_SOURCE_DIR}/src/cli/apply_rbac_test.cc)
+    target_link_libraries(apply_rbac_test PRIVATE kubeon_cli yaml-cpp GTest::gtest GTest::gtest_main)
+    target_compile_definitions(apply_rbac_test PRIVATE
+      KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
+      KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
+    add_dependencies(apply_rbac_test kube-sim kubeon-gpu)
+    gtest_discover_tests(apply_rbac_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 600)
   endif()
 endfunction()
 cmake_language(DEFER CALL kubeon_cli_link_extras)

@@ -1,8 +1,10 @@
 // See api.h.
 #include "api.h"
 
+#include <iostream>
 #include <thread>
 
+#include "admission.h"
 #include "discovery.h"
 #include "openapi_endpoint.h"
 #include "protobuf_json.h"
@@ -179,7 +181,22 @@ ApiResponse Api::Dispatch(const ApiRequest& req, const UserInfo& user) {
   if (auto answered = Virtual(req, route.value(), user)) return *answered;
   if (IsWatch(req, route.value())) return Watch(req, route.value());
   std::lock_guard<std::mutex> lock(sim_.mutex());
-  return RestHandle(sim_, route.value(), req);
+  if (req.method == "GET") return RestHandle(sim_, route.value(), req);
+  ApiRequest write = req;
+  const Route& r = route.value();
+  write.admit = [this, &r, &user](const std::string& op, const json& obj, const json& old) -> std::optional<ApiError> {
+    AdmissionRequest a{op, r.type->group, r.version, r.type->plural, r.subresource, r.ns, r.name, obj, old, user};
+    if (a.name.empty() && obj.is_object()) a.name = Name(obj);
+    AdmissionResult result = Admit(sim_.store(), a);
+    for (const auto& w : result.not_enforced) {
+      if (warned_policies_.insert(w).second) {
+        std::cerr << "kube-sim: warning: ValidatingAdmissionPolicy not enforced: " << w << std::endl;
+      }
+    }
+    for (const auto& w : result.warnings) std::cerr << "kube-sim: warning: " << w << std::endl;
+    return result.denied;
+  };
+  return RestHandle(sim_, r, write);
 }
 
 ApiResponse Api::Watch(const ApiRequest& req, const Route& r) {

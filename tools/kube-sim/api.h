@@ -24,7 +24,8 @@
 // Authorization (rbac.h, request_attributes.h): every request of a user
 // outside group system:masters must be allowed by RBAC, else 403
 // Forbidden; /sim/ endpoints are non-resource URLs like /version.  The
-// review kinds (reviews.h) are answered without storing anything.  With an
+// review kinds (reviews.h) are answered without storing anything.  Writes
+// pass the ValidatingAdmissionPolicies (admission.h) before they are stored.  With an
 // audit log (SetAuditLog, audit_log.h) every answered request is recorded.
 // Failures are metav1.Status bodies with the matching HTTP code.
 // Thread-safe: every request takes the Simulator's mutex while it touches
@@ -32,6 +33,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <set>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,6 +59,12 @@ struct ApiRequest {
   bool client_cert_verified = false;
   std::string client_cert_cn;                  // subject CN of the verified certificate
   std::vector<std::string> client_cert_orgs;   // its subject O entries
+
+  // Set by Api on writes: the admission check (admission.h) of the object
+  // about to be stored; an error denies the write.  Operation CREATE,
+  // UPDATE or DELETE; `object` / `old_object` null when absent.
+  std::function<std::optional<ApiError>(const std::string& operation, const json& object, const json& old_object)>
+      admit;
 
   std::string Param(const std::string& key) const;
   std::string Header(const std::string& key) const;  // `key` lower-case
@@ -97,6 +106,7 @@ class Api {
   std::string server_address_;
   std::atomic<bool> stopping_{false};
   ServiceAccountTokens sa_tokens_;
+  std::set<std::string> warned_policies_;  // not enforced, already reported (guarded by the sim mutex)
   std::unique_ptr<AuditLog> audit_;
 };
 

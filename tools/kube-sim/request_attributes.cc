@@ -3,21 +3,11 @@
 
 #include <vector>
 
+#include "route.h"
+
 namespace kubeon::kubesim {
 
 namespace {
-
-std::vector<std::string> Segments(const std::string& path) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    if (j > i) out.push_back(path.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -57,7 +47,7 @@ RequestAttributes AttributesOf(const std::string& method, const std::string& pat
   RequestAttributes a;
   a.path = path;
   a.verb = Lower(method);
-  std::vector<std::string> parts = Segments(path);
+  std::vector<std::string> parts = PathSegments(path);
   size_t pos = 0;
   if (parts.size() >= 3 && parts[0] == "apis") {
     a.api_group = parts[1];

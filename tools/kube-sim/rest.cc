@@ -197,7 +197,7 @@ ManagedWrite WriteBy(const Route& r, const ApiRequest& req) {
 // `by` is recorded in managedFields (a candidate without any keeps the
 // existing ones).
 Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json candidate, bool dry_run,
-                     const ManagedWrite& by) {
+                     const ManagedWrite& by, const ApiRequest& req) {
   const ResourceType& t = *r.type;
   if (Name(candidate) != r.name) {
     return ApiError::BadRequest("the name of the object (" + Name(candidate) +
@@ -230,6 +230,9 @@ Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json 
   auto valid = ValidateUpdate(t, existing, candidate);
   if (!valid.ok()) return valid.error();
   if (auto crd = ValidateCustom(t, candidate); !crd.ok()) return crd.error();
+  if (req.admit) {
+    if (auto denied = req.admit("UPDATE", candidate, existing)) return *denied;
+  }
   if (dry_run) {
     std::string want = Str(candidate, {"metadata", "resourceVersion"});
     if (!want.empty() && want != Str(existing, {"metadata", "resourceVersion"})) {
@@ -298,6 +301,9 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req, const 
   if (!valid.ok()) return ErrorResponse(valid.error());
   if (auto crd = ValidateCustom(t, obj); !crd.ok()) return ErrorResponse(crd.error());
   if (t.custom != nullptr) obj["metadata"]["generation"] = 1;  // CRs have one with or without a spec
+  if (req.admit) {
+    if (auto denied = req.admit("CREATE", obj, nullptr)) return ErrorResponse(*denied);
+  }
   if (DryRun(req)) {
     if (store.Get(t.StoreId(), r.ns, Name(obj)) != nullptr) {
       return ErrorResponse(ApiError::AlreadyExists(t.group, t.plural, Name(obj)));
@@ -330,13 +336,13 @@ ApiResponse Update(Simulator& sim, const Route& r, const ApiRequest& req) {
     parent["metadata"]["resourceVersion"] = Str(body, {"metadata", "resourceVersion"});
     Route main = r;
     main.subresource.clear();
-    auto out = Commit(sim, main, current, std::move(parent), DryRun(req), WriteBy(r, req));
+    auto out = Commit(sim, main, current, std::move(parent), DryRun(req), WriteBy(r, req), req);
     if (!out.ok()) return ErrorResponse(out.error());
     return JsonResponse(200, ScaleOf(out.value()));
   }
   auto warnings = CheckWrite(r, req, body, current, WriteKind::kUpdate);
   if (!warnings.ok()) return ErrorResponse(warnings.error());
-  auto out = Commit(sim, r, current, std::move(body), DryRun(req), WriteBy(r, req));
+  auto out = Commit(sim, r, current, std::move(body), DryRun(req), WriteBy(r, req), req);
   if (!out.ok()) return ErrorResponse(out.error());
   return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }
@@ -401,7 +407,7 @@ ApiResponse Apply(Simulator& sim, const Route& r, const ApiRequest& req) {
   json candidate = MergePatch(ServedObject(current, t, r.version), config);
   auto warnings = CheckWrite(r, req, candidate, current, WriteKind::kOtherPatch);
   if (!warnings.ok()) return ErrorResponse(warnings.error());
-  auto out = Commit(sim, r, current, std::move(candidate), DryRun(req), by);
+  auto out = Commit(sim, r, current, std::move(candidate), DryRun(req), by, req);
   if (!out.ok()) return ErrorResponse(out.error());
   return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }
@@ -434,7 +440,7 @@ ApiResponse Patch(Simulator& sim, const Route& r, const ApiRequest& req) {
   auto warnings = CheckWrite(r, req, candidate, current,
                              *type == PatchType::kStrategicMerge ? WriteKind::kStrategicPatch : WriteKind::kOtherPatch);
   if (!warnings.ok()) return ErrorResponse(warnings.error());
-  auto out = Commit(sim, r, current, std::move(candidate), DryRun(req), WriteBy(r, req));
+  auto out = Commit(sim, r, current, std::move(candidate), DryRun(req), WriteBy(r, req), req);
   if (!out.ok()) return ErrorResponse(out.error());
   return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }
@@ -498,6 +504,9 @@ ApiResponse Delete(Simulator& sim, const Route& r, const ApiRequest& req) {
                                                 Str(*existing, {"metadata", "resourceVersion"})));
   }
   std::string want_uid = Str(opts, {"preconditions", "uid"});
+  if (req.admit) {
+    if (auto denied = req.admit("DELETE", nullptr, *existing)) return ErrorResponse(*denied);
+  }
   if (dry_run) {
     if (!want_uid.empty() && want_uid != Uid(*existing)) {
       return ErrorResponse(ApiError::Conflict(t.group, t.plural, r.name, "Precondition failed: UID in precondition: " + want_uid));

@@ -14,7 +14,7 @@ ApiError PathNotFound() {
   return e;
 }
 
-Outcome<Route> ParseRoute(const std::string& path, const CustomTypes* custom) {
+std::vector<std::string> PathSegments(const std::string& path) {
   std::vector<std::string> segs;
   size_t i = 0;
   while (i < path.size()) {
@@ -23,6 +23,11 @@ Outcome<Route> ParseRoute(const std::string& path, const CustomTypes* custom) {
     if (j > i) segs.push_back(path.substr(i, j - i));
     i = j + 1;
   }
+  return segs;
+}
+
+Outcome<Route> ParseRoute(const std::string& path, const CustomTypes* custom) {
+  std::vector<std::string> segs = PathSegments(path);
   Route r;
   size_t pos = 0;
   if (segs.size() >= 2 && segs[0] == "api") {

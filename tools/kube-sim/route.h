@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "api_error.h"
 #include "custom_resources.h"
@@ -30,6 +31,9 @@ struct Route {
 // REQUIRES: path starts with "/api/" or "/apis/".  `custom`: the custom
 // resource types served besides the built-ins (may be null).
 Outcome<Route> ParseRoute(const std::string& path, const CustomTypes* custom = nullptr);
+
+// The non-empty '/'-separated segments of `path`.
+std::vector<std::string> PathSegments(const std::string& path);
 
 // The 404 a real server gives for a path it does not serve.
 ApiError PathNotFound();

@@ -297,20 +297,13 @@ namespace {
 // the key order nlohmann's dump prints (sorted), so that RenderJson's text is
 // byte-identical to PlanToJson(p).dump(2) without the tree (report_test
 // compares the two on the demo and a generated cluster).
-void WriteOptionalInt(JsonWriter& w, std::string_view key, const std::optional<int64_t>& v) {
-  w.Key(key);
+// The value, or null when absent.
+template <typename T>
+void WriteOptional(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
   if (v) {
-    w.Int(*v);
+    w.Field(key, *v);
   } else {
-    w.Null();
-  }
-}
-
-void WriteOptionalDouble(JsonWriter& w, std::string_view key, const std::optional<double>& v) {
-  w.Key(key);
-  if (v) {
-    w.Double(*v);
-  } else {
+    w.Key(key);
     w.Null();
   }
 }
@@ -326,10 +319,9 @@ void WriteWorkload(JsonWriter& w, const plan::WorkloadDecision& d) {
   w.Field("kind", d.ref.kind);
   w.Field("name", d.ref.name);
   w.Field("namespace", d.ref.namespace_);
-  WriteOptionalDouble(w, "peak_compute",
-                      d.peak_compute ? std::optional<double>(std::round(*d.peak_compute * 10000.0) / 10000.0)
-                                     : std::nullopt);
-  WriteOptionalInt(w, "peak_memory_mib", d.peak_memory_mib);
+  WriteOptional(w, "peak_compute",
+                d.peak_compute ? std::optional<double>(std::round(*d.peak_compute * 10000.0) / 10000.0) : std::nullopt);
+  WriteOptional(w, "peak_memory_mib", d.peak_memory_mib);
   w.Field("pods", d.pods);
   w.Field("reason", d.reason);
   w.Field("samples", static_cast<uint64_t>(d.samples));
@@ -371,7 +363,7 @@ void WriteNode(JsonWriter& w, const plan::NodePlan& n) {
   w.EndArray();
   w.Field("gpus_after", n.gpus_after);
   w.Field("gpus_before", n.gpus_before);
-  WriteOptionalDouble(w, "hourly_price_usd", n.hourly_price_usd);
+  WriteOptional(w, "hourly_price_usd", n.hourly_price_usd);
   w.Field("instance_type", n.instance_type);
   w.Field("isolation", n.isolation);
   w.Key("labels");
@@ -383,8 +375,7 @@ void WriteNode(JsonWriter& w, const plan::NodePlan& n) {
   w.Field("name", n.name);
   w.Field("notes", n.notes);
   w.Field("price_source", n.price_source);
-  WriteOptionalInt(w, "time_slicing_replicas",
-                   n.time_slicing_replicas ? std::optional<int64_t>(*n.time_slicing_replicas) : std::nullopt);
+  WriteOptional(w, "time_slicing_replicas", n.time_slicing_replicas);
   w.EndObject();
 }
 

@@ -86,11 +86,13 @@ Format FormatFromExtension(const std::string& path) {
   return Format::kUnknown;
 }
 
-// Reads up to buf.size() bytes (fewer only at end of file).
-ssize_t ReadFull(int fd, std::vector<char>& buf) {
+// Reads up to buf.size() bytes (fewer only at end of file): with pread at
+// `offset`, or from the file position when offset < 0.
+ssize_t ReadFull(int fd, std::vector<char>& buf, int64_t offset = -1) {
   size_t got = 0;
   while (got < buf.size()) {
-    ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
+    ssize_t n = offset < 0 ? ::read(fd, buf.data() + got, buf.size() - got)
+                           : ::pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(offset) + static_cast<off_t>(got));
     if (n < 0) {
       if (errno == EINTR) continue;
       return -1;
@@ -129,21 +131,6 @@ Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t fir
   return reader.Finish();
 }
 
-// Reads up to buf.size() bytes at `offset` (fewer only at end of file).
-ssize_t PreadFull(int fd, std::vector<char>& buf, uint64_t offset) {
-  size_t got = 0;
-  while (got < buf.size()) {
-    ssize_t n = ::pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(offset + got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  return static_cast<ssize_t>(got);
-}
-
 unsigned PieceCount(const IngestOptions& options, uint64_t size) {
   if (size < options.parallel_min_bytes || size == 0) return 1;
   unsigned n = options.threads;
@@ -160,7 +147,7 @@ Result<std::vector<uint64_t>> SplitAtLines(int fd, uint64_t size, unsigned piece
     uint64_t at = std::max(size / pieces * k, begins.back());
     uint64_t boundary = size;
     while (at < size) {
-      ssize_t got = PreadFull(fd, buf, at);
+      ssize_t got = ReadFull(fd, buf, static_cast<int64_t>(at));
       if (got < 0) return Status::Error(path + ": read error: " + std::strerror(errno));
       if (got == 0) break;
       const char* nl = static_cast<const char*>(std::memchr(buf.data(), '\n', static_cast<size_t>(got)));
@@ -193,7 +180,7 @@ Result<std::optional<History>> ReadOpenMetricsInPieces(int fd, uint64_t size, un
     std::vector<char> buf(kReadBuffer);
     for (uint64_t at = begin; at < end;) {
       if (end - at < buf.size()) buf.resize(static_cast<size_t>(end - at));
-      ssize_t got = PreadFull(fd, buf, at);
+      ssize_t got = ReadFull(fd, buf, static_cast<int64_t>(at));
       if (got <= 0) {
         read_errors[k] = got < 0 ? errno : EIO;  // EIO: the file shrank while read
         return;

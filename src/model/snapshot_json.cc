@@ -125,10 +125,20 @@ void ForEachElement(od::value v, const Path& path, Fn&& fn) {
   for (auto element : v.get_array()) fn(i++, Unwrap(element));
 }
 
-// An object element of an array: ForEachField with the element's path.
-template <typename Fn>
-void ForEachFieldOfElement(od::value v, const Path& path, Fn&& fn) {
-  ForEachField(v, path, std::forward<Fn>(fn));
+// The object elements of an array value as T, each filled by
+// fill(T*, key, value, element_path) per member; elements of other types are
+// skipped.
+template <typename T, typename Fill>
+std::vector<T> ObjectElements(od::value v, const Path& path, Fill&& fill) {
+  std::vector<T> out;
+  ForEachElement(v, path, [&](size_t i, od::value e) {
+    if (TypeOf(e) != od::json_type::object) return;
+    const Path at = path.Element(i);
+    T t;
+    ForEachField(e, at, [&](std::string_view k, od::value x) { fill(&t, k, x, at); });
+    out.push_back(std::move(t));
+  });
+  return out;
 }
 
 bool Bool(od::value v, const Path& path, bool absent) {
@@ -393,18 +403,12 @@ void ComputePodGpus(Pod* pod) {
 }
 
 std::vector<NodeSelectorRequirement> Requirements(od::value v, const Path& path) {
-  std::vector<NodeSelectorRequirement> out;
-  ForEachElement(v, path, [&](size_t i, od::value r) {
-    if (TypeOf(r) != od::json_type::object) return;
-    NodeSelectorRequirement req;
-    ForEachField(r, path.Element(i), [&](std::string_view k, od::value x) {
-      if (k == "key") req.key = Str(x);
-      else if (k == "operator") req.op = Str(x);
-      else if (k == "values") req.values = Strings(x, path.Element(i).Field(k));
-    });
-    out.push_back(std::move(req));
-  });
-  return out;
+  return ObjectElements<NodeSelectorRequirement>(
+      v, path, [](NodeSelectorRequirement* req, std::string_view k, od::value x, const Path& at) {
+        if (k == "key") req->key = Str(x);
+        else if (k == "operator") req->op = Str(x);
+        else if (k == "values") req->values = Strings(x, at.Field(k));
+      });
 }
 
 // affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
@@ -435,19 +439,16 @@ std::vector<NodeSelectorTerm> RequiredNodeTerms(od::value affinity, const Path& 
 }
 
 std::vector<Toleration> Tolerations(od::value v, const Path& path) {
-  std::vector<Toleration> out;
-  ForEachElement(v, path, [&](size_t i, od::value t) {
-    if (TypeOf(t) != od::json_type::object) return;
-    Toleration tol;
-    ForEachField(t, path.Element(i), [&](std::string_view k, od::value x) {
-      if (k == "key") tol.key = Str(x);
-      else if (k == "operator") tol.op = Str(x);
-      else if (k == "value") tol.value = Str(x);
-      else if (k == "effect") tol.effect = Str(x);
-    });
+  std::vector<Toleration> out =
+      ObjectElements<Toleration>(v, path, [](Toleration* tol, std::string_view k, od::value x, const Path&) {
+        if (k == "key") tol->key = Str(x);
+        else if (k == "operator") tol->op = Str(x);
+        else if (k == "value") tol->value = Str(x);
+        else if (k == "effect") tol->effect = Str(x);
+      });
+  for (auto& tol : out) {
     if (tol.op.empty()) tol.op = "Equal";
-    out.push_back(std::move(tol));
-  });
+  }
   return out;
 }
 
@@ -459,28 +460,21 @@ struct VolumeFacts {
 };
 
 std::vector<VolumeFacts> Volumes(od::value v, const Path& path) {
-  std::vector<VolumeFacts> out;
-  ForEachElement(v, path, [&](size_t i, od::value vol) {
-    if (TypeOf(vol) != od::json_type::object) return;
-    VolumeFacts f;
-    ForEachField(vol, path.Element(i), [&](std::string_view k, od::value x) {
-      if (k == "name") {
-        f.name = Str(x);
-      } else if (k == "hostPath") {
-        f.local = true;
-      } else if (k == "emptyDir") {
-        std::string medium;
-        if (TypeOf(x) == od::json_type::object) {
-          ForEachField(x, path.Element(i).Field(k), [&](std::string_view m, od::value y) {
-            if (m == "medium") medium = Str(y);
-          });
-        }
-        if (medium != "Memory") f.local = true;
+  return ObjectElements<VolumeFacts>(v, path, [](VolumeFacts* f, std::string_view k, od::value x, const Path& at) {
+    if (k == "name") {
+      f->name = Str(x);
+    } else if (k == "hostPath") {
+      f->local = true;
+    } else if (k == "emptyDir") {
+      std::string medium;
+      if (TypeOf(x) == od::json_type::object) {
+        ForEachField(x, at.Field(k), [&](std::string_view m, od::value y) {
+          if (m == "medium") medium = Str(y);
+        });
       }
-    });
-    out.push_back(std::move(f));
+      if (medium != "Memory") f->local = true;
+    }
   });
-  return out;
 }
 
 // Local volumes less those the annotation

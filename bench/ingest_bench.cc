@@ -2,6 +2,7 @@
 //
 //   KUBEON_INGEST_FILE=/path/h.om ingest_bench      # a real or generated file
 //   ingest_bench                                    # generates a small one in /tmp
+//   KUBEON_INGEST_THREADS=1 ingest_bench            # IngestOptions::threads (default 0: all cores)
 //
 // BM_ReadHistoryFile reads the file through ReadHistoryFile (1 MiB buffer,
 // format by content), reporting samples/s (accepted + unattributed +
@@ -62,9 +63,13 @@ void BM_ReadHistoryFile(benchmark::State& state) {
     state.SkipWithError("no input file (KUBEON_INGEST_FILE, or /tmp not writable)");
     return;
   }
+  IngestOptions options;
+  if (const char* env = std::getenv("KUBEON_INGEST_THREADS"); env != nullptr && *env != '\0') {
+    options.threads = static_cast<unsigned>(std::atoi(env));
+  }
   uint64_t samples = 0;
   for (auto _ : state) {
-    auto h = kubeon::metrics::ReadHistoryFile(path, IngestOptions());
+    auto h = kubeon::metrics::ReadHistoryFile(path, options);
     if (!h.ok()) {
       state.SkipWithError(h.status().message().c_str());
       return;

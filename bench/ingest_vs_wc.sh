@@ -7,7 +7,8 @@
 # Environment: SERIES (default 2000) x SAMPLES (default 10000) = 20 M samples;
 # FORMAT openmetrics|csv; ORDER series|time; FILE (default
 # /tmp/kubeon-ingest-<SERIES>x<SAMPLES>-<FORMAT>-<ORDER>.<ext>, kept for
-# reruns; REGEN=1 rewrites it); RUNS (best of, default 3).
+# reruns; REGEN=1 rewrites it); RUNS (best of, default 3); THREADS (the
+# ingest's IngestOptions::threads: 0 = all cores, the default; 1 = one thread).
 # Both commands read the file from the page cache (one warm-up read first);
 # the ingest runs BM_ReadHistoryFile of ingest_bench for one iteration
 # (1 MiB read() buffer, the full parser and per-pod summaries).  Printed:
@@ -53,7 +54,7 @@ best_of() {
 }
 
 read -r wc_wall wc_cpu <<<"$(best_of wc -l "$FILE")"
-read -r in_wall in_cpu <<<"$(best_of env KUBEON_INGEST_FILE="$FILE" "$BENCH" \
+read -r in_wall in_cpu <<<"$(best_of env KUBEON_INGEST_FILE="$FILE" KUBEON_INGEST_THREADS="${THREADS:-0}" "$BENCH" \
   --benchmark_filter='^BM_ReadHistoryFile' --benchmark_min_time=0.01)"
 lines=$(wc -l <"$FILE")
 

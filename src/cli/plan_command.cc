@@ -72,7 +72,12 @@ Result<model::Cluster> ReadLiveCluster(const PlanArgs& a, const std::function<vo
   progress("listing the cluster through the Kubernetes API ...");
   Result<nlohmann::json> snapshot = kube::FetchSnapshot(**client, nullptr, 500, a.operator_namespace);
   if (!snapshot.ok()) return snapshot.status();
-  return model::ParseClusterJson(kube::FormatSnapshot(*snapshot), "the cluster");
+  // Compact text (not FormatSnapshot's indented form, whose size grows with
+  // the nesting depth): the parser needs no layout.
+  const std::string text =
+      snapshot->dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  nlohmann::json().swap(*snapshot);  // free the tree before the Cluster is built
+  return model::ParseClusterJson(text, "the cluster");
 }
 
 }  // namespace

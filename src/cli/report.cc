@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli/json_writer.h"
 #include "plan/schedule_json.h"
 #include "plan/sizing.h"
 
@@ -290,11 +291,177 @@ json PlanToJson(const plan::Plan& p) {
           {"warnings", p.warnings}};
 }
 
+namespace {
+
+// WritePlanJson streams the document PlanToJson builds, member by member in
+// the key order nlohmann's dump prints (sorted), so that RenderJson's text is
+// byte-identical to PlanToJson(p).dump(2) without the tree (report_test
+// compares the two on the demo and a generated cluster).
+// The value, or null when absent.
+template <typename T>
+void WriteOptional(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
+  if (v) {
+    w.Field(key, *v);
+  } else {
+    w.Key(key);
+    w.Null();
+  }
+}
+
+void WriteWorkload(JsonWriter& w, const plan::WorkloadDecision& d) {
+  w.BeginObject();
+  w.Field("compute_metric", d.compute_metric);
+  w.Field("decision", plan::DecisionName(d.decision));
+  w.Field("gpu_model", d.gpu_model);
+  w.Field("gpus_per_pod", d.gpus_per_pod);
+  w.Field("history_hours", std::round(d.history_hours * 10.0) / 10.0);
+  w.Field("isolation", d.isolation);
+  w.Field("kind", d.ref.kind);
+  w.Field("name", d.ref.name);
+  w.Field("namespace", d.ref.namespace_);
+  WriteOptional(w, "peak_compute",
+                d.peak_compute ? std::optional<double>(std::round(*d.peak_compute * 10000.0) / 10000.0) : std::nullopt);
+  WriteOptional(w, "peak_memory_mib", d.peak_memory_mib);
+  w.Field("pods", d.pods);
+  w.Field("reason", d.reason);
+  w.Field("samples", static_cast<uint64_t>(d.samples));
+  w.Key("slice");
+  if (d.slice.empty()) {
+    w.Null();
+  } else {
+    w.String(d.slice);
+  }
+  w.EndObject();
+}
+
+void WriteNode(JsonWriter& w, const plan::NodePlan& n) {
+  w.BeginObject();
+  w.Key("disrupted_pods");
+  w.BeginArray();
+  for (const auto& d : n.disrupted_pods) {
+    w.BeginObject();
+    w.Field("owner", d.owner);
+    w.Field("pod", d.pod);
+    w.Field("why", d.why);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("freed", n.freed);
+  w.Field("gpu_count", n.gpu_count);
+  w.Field("gpu_model", n.gpu_model);
+  w.Key("gpus");
+  w.BeginArray();
+  for (const auto& g : n.gpus) {
+    w.BeginObject();
+    w.Field("index", g.index);
+    w.Field("mig_devices", g.mig_devices);
+    w.Field("mig_enabled", g.mig_enabled);
+    w.Field("whole", g.whole);
+    w.Field("workloads", g.workloads);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("gpus_after", n.gpus_after);
+  w.Field("gpus_before", n.gpus_before);
+  WriteOptional(w, "hourly_price_usd", n.hourly_price_usd);
+  w.Field("instance_type", n.instance_type);
+  w.Field("isolation", n.isolation);
+  w.Key("labels");
+  w.BeginObject();
+  for (const auto& [k, v] : n.labels) w.Field(k, v);
+  w.EndObject();
+  w.Field("method", n.method);
+  w.Field("monthly_savings_usd", Cents(n.monthly_savings_usd));
+  w.Field("name", n.name);
+  w.Field("notes", n.notes);
+  w.Field("price_source", n.price_source);
+  WriteOptional(w, "time_slicing_replicas", n.time_slicing_replicas);
+  w.EndObject();
+}
+
+void WritePlanJson(JsonWriter& w, const plan::Plan& p) {
+  w.BeginObject();
+  w.Key("artifacts");
+  w.BeginObject();
+  w.Field("device_plugin_config", p.artifacts.device_plugin_configmap);
+  w.Key("device_plugin_configs");
+  w.BeginObject();
+  for (const auto& [k, v] : p.artifacts.device_plugin_configs) w.Field(k, v);
+  w.EndObject();
+  w.Field("mig_parted_config", p.artifacts.mig_parted_config);
+  w.Field("mig_parted_configmap", p.artifacts.mig_parted_configmap);
+  w.Key("workload_patches");
+  w.BeginArray();
+  for (const auto& wp : p.artifacts.workload_patches) {
+    w.BeginObject();
+    w.Field("kind", wp.kind);
+    w.Field("name", wp.name);
+    w.Field("namespace", wp.namespace_);
+    w.Key("patch");
+    w.Value(json::parse(wp.patch_json));
+    w.Field("patch_type", wp.patch_type);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Key("nodes");
+  w.BeginArray();
+  for (const auto& n : p.nodes) WriteNode(w, n);
+  w.EndArray();
+  w.Key("policy");
+  w.BeginObject();
+  w.Field("mode", p.policy_mode);
+  w.Field("name", p.policy_name);
+  w.Field("window", p.window);
+  w.EndObject();
+  w.Key("schedule");
+  w.Value(plan::ScheduleToJson(p.schedule));
+  const auto& s = p.summary;
+  w.Key("summary");
+  w.BeginObject();
+  w.Field("gpus_after", s.gpus_after);
+  w.Field("gpus_before", s.gpus_before);
+  w.Field("gpus_freed", s.gpus_freed);
+  w.Field("gpus_lower_bound", s.gpus_lower_bound);
+  w.Field("gpus_lower_bound_gap", s.moved_gpus_after - s.gpus_lower_bound);
+  w.Field("monthly_savings_usd", Cents(s.monthly_savings_usd));
+  w.Field("moved_gpus_after", s.moved_gpus_after);
+  w.Field("nodes_freed", s.nodes_freed);
+  w.Field("pods_disrupted", s.pods_disrupted);
+  w.Key("safety_cost");
+  w.BeginObject();
+  w.Field("gpus", s.safety_cost_gpus);
+  w.Field("monthly_usd", Cents(s.safety_cost_monthly_usd));
+  w.EndObject();
+  w.Field("workloads", s.workloads);
+  w.Field("workloads_to_mig", s.workloads_to_mig);
+  w.Field("workloads_to_time_slicing", s.workloads_to_time_slicing);
+  w.EndObject();
+  w.Field("warnings", p.warnings);
+  w.Key("workloads");
+  w.BeginArray();
+  for (const auto& d : p.workloads) WriteWorkload(w, d);
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
 std::string RenderJson(const std::vector<plan::Plan>& plans) {
-  if (plans.size() == 1) return PlanToJson(plans[0]).dump(2) + "\n";
-  json all = json::array();
-  for (const auto& p : plans) all.push_back(PlanToJson(p));
-  return json{{"plans", all}}.dump(2) + "\n";
+  std::string out;
+  JsonWriter w(&out, 2);
+  if (plans.size() == 1) {
+    WritePlanJson(w, plans[0]);
+  } else {
+    w.BeginObject();
+    w.Key("plans");
+    w.BeginArray();
+    for (const auto& p : plans) WritePlanJson(w, p);
+    w.EndArray();
+    w.EndObject();
+  }
+  out += "\n";
+  return out;
 }
 
 std::string RenderYaml(const std::vector<plan::Plan>& plans) {

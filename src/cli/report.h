@@ -5,7 +5,10 @@
 //    "monthly_savings_usd", ...}, "workloads": [...], "nodes": [...], "artifacts": {...},
 //    "warnings": [...]}
 // YAML is the same document.  Several plans (one per policy) render as
-// {"plans": [...]}.  Output is deterministic.
+// {"plans": [...]}.  Output is deterministic.  RenderJson streams the text
+// (cli/json_writer.h) without building PlanToJson's tree; its bytes equal
+// PlanToJson(p).dump(2) + "\n" (report_test checks it), so the two must change
+// together.
 #pragma once
 
 #include <string>

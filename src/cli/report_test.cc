@@ -5,6 +5,16 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include "metrics/history.h"
+#include "mig/catalog.h"
+#include "model/prices.h"
+#include "model/snapshot_json.h"
+#include "plan/planner.h"
+#include "policy/gpu_policy.h"
+#ifdef KUBEON_HAVE_GENCLUSTER
+#include "gen-cluster/synthetic.h"
+#endif
+
 namespace kubeon::cli {
 namespace {
 
@@ -114,6 +124,77 @@ TEST(Report, MigrationOrderInTableAndJson) {
             std::string::npos)
       << t2;
   EXPECT_EQ(PlanToJson(p)["schedule"]["spare_gpus_needed"]["A100-80GB"], 8);
+}
+
+// RenderJson streams the document; it must print exactly what the tree
+// (PlanToJson) printed before, for one plan and for several.
+void ExpectStreamedJsonIsTheTreeDump(const std::vector<plan::Plan>& plans) {
+  std::string tree;
+  if (plans.size() == 1) {
+    tree = PlanToJson(plans[0]).dump(2) + "\n";
+  } else {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& p : plans) all.push_back(PlanToJson(p));
+    tree = nlohmann::json{{"plans", all}}.dump(2) + "\n";
+  }
+  const std::string streamed = RenderJson(plans);
+  ASSERT_EQ(streamed.size(), tree.size());
+  EXPECT_TRUE(streamed == tree);  // not EXPECT_EQ: megabytes of text on failure
+  if (streamed != tree) {
+    size_t i = 0;
+    while (streamed[i] == tree[i]) ++i;
+    ADD_FAILURE() << "first difference at byte " << i << ": ..." << tree.substr(i > 80 ? i - 80 : 0, 160);
+  }
+}
+
+TEST(Report, StreamedJsonIsByteIdenticalOnTheDemo) {
+  const std::string demo = std::string(KUBEON_SOURCE_DIR) + "/examples/demo/";
+  auto cluster = model::LoadClusterFile(demo + "cluster.json");
+  ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+  auto history = metrics::ReadHistoryFile(demo + "history.om", metrics::IngestOptions{});
+  ASSERT_TRUE(history.ok()) << history.status().message();
+  const auto& catalog = mig::MigCatalog::Builtin();
+  auto policies = policy::LoadPolicyFile(demo + "policy.yaml", [&](std::string_view p) { return catalog.ProfileExists(p); });
+  ASSERT_TRUE(policies.ok()) << policies.status().message();
+  auto prices = model::LoadPricesFile(demo + "prices.yaml");
+  ASSERT_TRUE(prices.ok()) << prices.status().message();
+  plan::PlannerOptions options;
+  options.instance_prices_usd = *prices;
+  const plan::Plan p = plan::MakePlan(*cluster, *history, policies->front(), catalog, options);
+  ASSERT_FALSE(p.nodes.empty());
+  ASSERT_FALSE(p.artifacts.workload_patches.empty());
+  ExpectStreamedJsonIsTheTreeDump({p});
+  plan::Plan second = p;
+  second.policy_name += "-2";
+  second.warnings.push_back("caf\xC3\xA9 \"quoted\"\t\x01");
+  ExpectStreamedJsonIsTheTreeDump({p, second});
+}
+
+TEST(Report, StreamedJsonIsByteIdenticalOnAGeneratedCluster) {
+#ifdef KUBEON_HAVE_GENCLUSTER
+  namespace gc = gencluster;
+  gc::Options o;
+  o.preset = gc::Preset::kScale;
+  o.nodes = 300;
+  o.gpus_per_node = 8;
+  o.history_samples = 24;
+  auto c = gc::Generate(o);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const gc::InMemory data = gc::BuildInMemory(*c);
+  const auto& catalog = mig::MigCatalog::Builtin();
+  auto policies = policy::ParsePolicies(gc::PolicyYaml(*c), "policy.yaml",
+                                        [&](std::string_view p) { return catalog.ProfileExists(p); });
+  ASSERT_TRUE(policies.ok()) << policies.status().message();
+  auto prices = model::ParsePrices(gc::PricesYaml(*c), "prices.yaml");
+  ASSERT_TRUE(prices.ok()) << prices.status().message();
+  plan::PlannerOptions options;
+  options.instance_prices_usd = *prices;
+  const plan::Plan p = plan::MakePlan(data.cluster, data.history, policies->front(), catalog, options);
+  ASSERT_GT(p.nodes.size(), 100u);
+  ExpectStreamedJsonIsTheTreeDump({p});
+#else
+  GTEST_SKIP() << "tools/gen-cluster is not part of this build (KUBEON_TOOLS=OFF)";
+#endif
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-set(AREA_SOURCES report.cc audit_db.cc plan_command.cc change_commands.cc apply_command.cc)
+set(AREA_SOURCES json_writer.cc report.cc audit_db.cc plan_command.cc change_commands.cc apply_command.cc)
 set(AREA_DEPS kubeon_model kubeon_mig kubeon_policy kubeon_metrics kubeon_plan kubeon_kube kubeon_audit kubeon_apply CLI11::CLI11 nlohmann_json::nlohmann_json)
-set(AREA_TESTS report_test.cc plan_command_test.cc demo_sources_test.cc change_commands_test.cc)
+set(AREA_TESTS json_writer_test.cc report_test.cc plan_command_test.cc demo_sources_test.cc change_commands_test.cc)
 
 # change_commands_test answers approve/reject from an in-process HTTPS API
 # server (kube/test_server.h: cpp-httplib with OpenSSL) and, when
@@ -9,6 +9,12 @@ set(AREA_TESTS report_test.cc plan_command_test.cc demo_sources_test.cc change_c
 # polls it with cpp-httplib) and, when tools/kube-sim is part of the build, the
 # kube-sim executable (KUBE_SIM_BINARY); linked once those targets exist.
 function(kubeon_cli_link_extras)
+  # report_test compares the streamed plan JSON with the tree's dump on a
+  # cluster that tools/gen-cluster builds in memory (when tools are built).
+  if(TARGET report_test AND TARGET gencluster)
+    target_link_libraries(report_test PRIVATE gencluster)
+    target_compile_definitions(report_test PRIVATE KUBEON_HAVE_GENCLUSTER=1)
+  endif()
   if(TARGET change_commands_test)
     target_link_libraries(change_commands_test PRIVATE PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
     if(TARGET kube-sim)

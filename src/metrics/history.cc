@@ -2,18 +2,22 @@
 #include "metrics/history.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "metrics/csv_reader.h"
+#include "metrics/history_builder.h"
 #include "metrics/openmetrics_reader.h"
 #include "metrics/sample_parse.h"
 
@@ -82,11 +86,13 @@ Format FormatFromExtension(const std::string& path) {
   return Format::kUnknown;
 }
 
-// Reads up to buf.size() bytes (fewer only at end of file).
-ssize_t ReadFull(int fd, std::vector<char>& buf) {
+// Reads up to buf.size() bytes (fewer only at end of file): with pread at
+// `offset`, or from the file position when offset < 0.
+ssize_t ReadFull(int fd, std::vector<char>& buf, int64_t offset = -1) {
   size_t got = 0;
   while (got < buf.size()) {
-    ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
+    ssize_t n = offset < 0 ? ::read(fd, buf.data() + got, buf.size() - got)
+                           : ::pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(offset) + static_cast<off_t>(got));
     if (n < 0) {
       if (errno == EINTR) continue;
       return -1;
@@ -125,6 +131,87 @@ Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t fir
   return reader.Finish();
 }
 
+unsigned PieceCount(const IngestOptions& options, uint64_t size) {
+  if (size < options.parallel_min_bytes || size == 0) return 1;
+  unsigned n = options.threads;
+  if (n == 0) n = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  return static_cast<unsigned>(std::min<uint64_t>(n, size));
+}
+
+// Piece boundaries of a file of `size` bytes: begin offsets, each (after the
+// first) just after a '\n', strictly increasing; the last piece ends at size.
+Result<std::vector<uint64_t>> SplitAtLines(int fd, uint64_t size, unsigned pieces, const std::string& path) {
+  std::vector<uint64_t> begins = {0};
+  std::vector<char> buf(64 << 10);
+  for (unsigned k = 1; k < pieces; ++k) {
+    uint64_t at = std::max(size / pieces * k, begins.back());
+    uint64_t boundary = size;
+    while (at < size) {
+      ssize_t got = ReadFull(fd, buf, static_cast<int64_t>(at));
+      if (got < 0) return Status::Error(path + ": read error: " + std::strerror(errno));
+      if (got == 0) break;
+      const char* nl = static_cast<const char*>(std::memchr(buf.data(), '\n', static_cast<size_t>(got)));
+      if (nl != nullptr) {
+        boundary = at + static_cast<uint64_t>(nl - buf.data()) + 1;
+        break;
+      }
+      at += static_cast<uint64_t>(got);
+    }
+    if (boundary >= size) break;
+    if (boundary > begins.back()) begins.push_back(boundary);
+  }
+  return begins;
+}
+
+// One OpenMetrics file read as pieces split at line boundaries, one thread
+// per piece, merged in file order.  Returns nullopt when a piece before the
+// last held `# EOF` (the later pieces must then be read as one stream).
+Result<std::optional<History>> ReadOpenMetricsInPieces(int fd, uint64_t size, unsigned pieces,
+                                                       const std::string& path, const IngestOptions& options) {
+  Result<std::vector<uint64_t>> begins = SplitAtLines(fd, size, pieces, path);
+  if (!begins.ok()) return begins.status();
+  const size_t n = begins->size();
+  std::vector<std::optional<OpenMetricsReader::Piece>> results(n);
+  std::vector<int> read_errors(n, 0);
+  auto read_piece = [&](size_t k) {
+    const uint64_t begin = (*begins)[k];
+    const uint64_t end = k + 1 < n ? (*begins)[k + 1] : size;
+    OpenMetricsReader reader(options, path, /*starts_file=*/k == 0);
+    std::vector<char> buf(kReadBuffer);
+    for (uint64_t at = begin; at < end;) {
+      if (end - at < buf.size()) buf.resize(static_cast<size_t>(end - at));
+      ssize_t got = ReadFull(fd, buf, static_cast<int64_t>(at));
+      if (got <= 0) {
+        read_errors[k] = got < 0 ? errno : EIO;  // EIO: the file shrank while read
+        return;
+      }
+      reader.Feed(std::string_view(buf.data(), static_cast<size_t>(got)));
+      at += static_cast<uint64_t>(got);
+    }
+    results[k] = reader.FinishPiece();
+  };
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < n; ++k) threads.emplace_back(read_piece, k);
+  read_piece(0);
+  for (auto& t : threads) t.join();
+  for (size_t k = 0; k < n; ++k) {
+    if (read_errors[k] != 0) return Status::Error(path + ": read error: " + std::strerror(read_errors[k]));
+  }
+  for (size_t k = 0; k + 1 < n; ++k) {
+    if (results[k]->saw_eof) return std::optional<History>();
+  }
+  History total = std::move(results[0]->history);
+  uint64_t lines_before = total.stats.lines;
+  for (size_t k = 1; k < n; ++k) {
+    History& piece = results[k]->history;
+    for (uint64_t& line : piece.stats.first_bad_line_numbers) line += lines_before;
+    lines_before += piece.stats.lines;
+    piece.source.clear();  // same file: no prefix, no ", path"
+    MergeInto(total, std::move(piece));
+  }
+  return std::optional<History>(std::move(total));
+}
+
 void MergePod(PodUsage& dst, PodUsage&& src) {
   dst.peak_memory_mib = std::max(dst.peak_memory_mib, src.peak_memory_mib);
   dst.compute.Merge(src.compute);
@@ -160,9 +247,22 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& op
   Format format = FormatFromContent(std::string_view(buf.data(), static_cast<size_t>(first)));
   if (format == Format::kUnknown) format = FormatFromExtension(path);
   switch (format) {
-    case Format::kOpenMetrics:
+    case Format::kOpenMetrics: {
+      struct stat st {};
+      const unsigned pieces = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)
+                                  ? PieceCount(options, static_cast<uint64_t>(st.st_size))
+                                  : 1;
+      if (pieces > 1) {
+        Result<std::optional<History>> h =
+            ReadOpenMetricsInPieces(fd.get(), static_cast<uint64_t>(st.st_size), pieces, path, options);
+        if (!h.ok()) return h.status();
+        if (*h) return internal::Verdict(std::move(**h), options);
+        // `# EOF` before the last piece: read it all as one stream (pread
+        // left the file offset just after the first buffer).
+      }
       return Stream(OpenMetricsReader(options, path), fd.get(), buf,
                     static_cast<size_t>(first), path);
+    }
     case Format::kCsv:
       return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path);
     case Format::kUnknown:

@@ -106,9 +106,19 @@ struct IngestOptions {
   // each); past it, series are parsed again on every line: same result,
   // slower, memory still bounded.
   size_t max_cached_series = 1 << 18;
+  // OpenMetrics files of at least parallel_min_bytes are split at line
+  // boundaries into `threads` pieces read at once, and the pieces' results
+  // merged: the same History and the same bad-line reports (line numbers
+  // included) as one thread, with the memory of `threads` readers (bounded by
+  // series and pods, not samples).  threads 0 = the hardware threads, at
+  // most 8; 1 = never split.  CSV is always read by one thread (a quoted
+  // field may span lines, so a line boundary is not a record boundary).
+  unsigned threads = 0;
+  uint64_t parallel_min_bytes = uint64_t{32} << 20;
 };
 
-// Reads a history file with a fixed 1 MiB buffer (never the whole file) and
+// Reads a history file with a fixed 1 MiB buffer per thread (never the whole
+// file; see IngestOptions::threads) and
 // picks the format from the content: the first non-empty line starting with
 // '#' or with a metric name followed by '{' or a blank is OpenMetrics; a CSV
 // header with a `timestamp` column is CSV.  When the content does not tell

@@ -243,24 +243,28 @@ void HistoryBuilder::BadSample(const Series* series) {
   if (series != nullptr && series->pod >= 0) ++slots_[series->pod].usage.bad_samples;
 }
 
-Result<History> HistoryBuilder::Finish() {
-  if (stats_.data_lines == 0) {
-    return Status::Error(source_ + ": no samples (" + std::to_string(stats_.lines) +
-                         " lines, none with data)");
+Result<History> Verdict(History history, const IngestOptions& options) {
+  const IngestStats& stats = history.stats;
+  const std::string& source = history.source;
+  if (stats.data_lines == 0) {
+    return Status::Error(source + ": no samples (" + std::to_string(stats.lines) + " lines, none with data)");
   }
-  double bad_fraction =
-      static_cast<double>(stats_.bad_lines) / static_cast<double>(stats_.data_lines);
-  if (bad_fraction > options_.max_bad_fraction) {
-    std::string msg = source_ + ": " + std::to_string(stats_.bad_lines) + " of " +
-                      std::to_string(stats_.data_lines) + " data lines are bad (more than " +
-                      std::to_string(static_cast<int>(std::lround(options_.max_bad_fraction * 100))) +
+  double bad_fraction = static_cast<double>(stats.bad_lines) / static_cast<double>(stats.data_lines);
+  if (bad_fraction > options.max_bad_fraction) {
+    std::string msg = source + ": " + std::to_string(stats.bad_lines) + " of " + std::to_string(stats.data_lines) +
+                      " data lines are bad (more than " +
+                      std::to_string(static_cast<int>(std::lround(options.max_bad_fraction * 100))) +
                       "% allowed); first:";
-    for (size_t i = 0; i < stats_.first_bad_line_numbers.size(); ++i) {
-      msg += (i == 0 ? " " : "; ") + source_ + ":" +
-             std::to_string(stats_.first_bad_line_numbers[i]) + ": " + stats_.first_bad_reasons[i];
+    for (size_t i = 0; i < stats.first_bad_line_numbers.size(); ++i) {
+      msg += (i == 0 ? " " : "; ") + source + ":" + std::to_string(stats.first_bad_line_numbers[i]) + ": " +
+             stats.first_bad_reasons[i];
     }
     return Status::Error(msg);
   }
+  return history;
+}
+
+History HistoryBuilder::TakeHistory() {
   History history;
   history.source = source_;
   history.stats = std::move(stats_);
@@ -274,5 +278,7 @@ Result<History> HistoryBuilder::Finish() {
   series_.clear();
   return history;
 }
+
+Result<History> HistoryBuilder::Finish() { return Verdict(TakeHistory(), options_); }
 
 }  // namespace kubeon::metrics::internal

@@ -57,6 +57,11 @@ struct Series {
   Series* successor = nullptr;
 };
 
+// The final verdict on a whole input: an error naming history.source when it
+// has no data lines or more than options.max_bad_fraction of them are bad
+// (quoting the first bad lines), else the history itself.
+Result<History> Verdict(History history, const IngestOptions& options);
+
 class HistoryBuilder {
  public:
   HistoryBuilder(const IngestOptions& options, std::string source);
@@ -97,8 +102,12 @@ class HistoryBuilder {
   const IngestStats& stats() const { return stats_; }
   const std::string& source() const { return source_; }
 
-  // REQUIRES: called once.
+  // Verdict(TakeHistory()).  REQUIRES: called once.
   Result<History> Finish();
+  // The History read so far, without the verdict (for a piece of a file read
+  // in parallel; the pieces are merged, then judged once).  REQUIRES: called
+  // once, instead of Finish().
+  History TakeHistory();
 
  private:
   struct Slot {

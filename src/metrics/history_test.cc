@@ -229,5 +229,105 @@ TEST(ReadHistoryFileTest, FilesLargerThanTheBufferStream) {
   EXPECT_EQ(h->stats.samples, ExpectedCounts(o).samples);
 }
 
+// The parallel reader (IngestOptions::threads) against one thread: same pods,
+// same stats, same bad-line examples with their file line numbers, whatever
+// the number of pieces, with bad lines on both sides of every piece boundary.
+IngestOptions Threads(unsigned n) {
+  IngestOptions o;
+  o.threads = n;
+  o.parallel_min_bytes = 0;
+  return o;
+}
+
+// Where SplitAtLines cuts a file of text.size() bytes into `pieces`: after the
+// first '\n' at or after size / pieces * k.
+std::vector<size_t> Boundaries(const std::string& text, unsigned pieces) {
+  std::vector<size_t> out;
+  for (unsigned k = 1; k < pieces; ++k) {
+    size_t nl = text.find('\n', text.size() / pieces * k);
+    if (nl != std::string::npos && nl + 1 < text.size()) out.push_back(nl + 1);
+  }
+  return out;
+}
+
+// Overwrites the line starting at `begin` with digits (same length, so the
+// boundaries do not move): "line does not start with a metric name".
+void SpoilLine(std::string& text, size_t begin) {
+  for (size_t i = begin; i < text.size() && text[i] != '\n' && text[i] != '\r'; ++i) text[i] = '9';
+}
+
+void SpoilAround(std::string& text, size_t boundary) {
+  SpoilLine(text, boundary);  // the first line of the piece
+  size_t prev = text.rfind('\n', boundary - 2);
+  SpoilLine(text, prev == std::string::npos ? 0 : prev + 1);  // the last line of the one before
+}
+
+TEST(ReadHistoryFileTest, PiecesInParallelEqualOneThread) {
+  TempDir dir;
+  for (auto order : {SyntheticOptions::Order::kSeries, SyntheticOptions::Order::kTime}) {
+    SyntheticOptions o;
+    o.series = 41;
+    o.samples_per_series = 60;
+    o.order = order;
+    std::string text = "\xEF\xBB\xBF" + *SyntheticHistoryText(o);
+    for (unsigned pieces : {2u, 3u, 5u, 8u}) {
+      for (size_t b : Boundaries(text, pieces)) SpoilAround(text, b);
+    }
+    const std::string path = dir.Write("h.om", text);
+    auto serial = ReadHistoryFile(path, Threads(1));
+    ASSERT_TRUE(serial.ok()) << serial.status().message();
+    ASSERT_GT(serial->stats.bad_lines, 0u);
+    ASSERT_EQ(serial->stats.first_bad_line_numbers.size(), kMaxBadExamples);
+    for (unsigned threads : {2u, 3u, 5u, 8u}) {
+      auto parallel = ReadHistoryFile(path, Threads(threads));
+      ASSERT_TRUE(parallel.ok()) << parallel.status().message();
+      EXPECT_EQ(Describe(*parallel), Describe(*serial)) << threads << " threads";
+      EXPECT_EQ(parallel->source, path);
+    }
+  }
+}
+
+TEST(ReadHistoryFileTest, PiecesReportTheSameBadLinesAsOneThread) {
+  TempDir dir;
+  SyntheticOptions o;
+  o.series = 20;
+  o.samples_per_series = 30;
+  std::string text = *SyntheticHistoryText(o);
+  // Only the lines around the boundaries of 4 pieces are bad, and too many
+  // of them: the error quotes the first ten, in every piece, by file line.
+  IngestOptions strict = Threads(1);
+  strict.max_bad_fraction = 0.001;
+  for (size_t b : Boundaries(text, 4)) SpoilAround(text, b);
+  const std::string path = dir.Write("bad.om", text);
+  auto serial = ReadHistoryFile(path, strict);
+  ASSERT_FALSE(serial.ok());
+  EXPECT_NE(serial.status().message().find("bad.om:"), std::string::npos);
+  strict.threads = 4;
+  auto parallel = ReadHistoryFile(path, strict);
+  ASSERT_FALSE(parallel.ok());
+  EXPECT_EQ(parallel.status().message(), serial.status().message());
+}
+
+TEST(ReadHistoryFileTest, EofBeforeTheLastPieceIsReadAsOneStream) {
+  TempDir dir;
+  SyntheticOptions o;
+  o.series = 20;
+  o.samples_per_series = 30;
+  std::string text = *SyntheticHistoryText(o);
+  // "# EOF" early in the file: every later data line is bad, also in the
+  // pieces that did not see it.
+  size_t cut = text.find('\n', text.size() / 10) + 1;
+  text.insert(cut, "# EOF\n");
+  const std::string path = dir.Write("eof.om", text);
+  IngestOptions lenient = Threads(1);
+  lenient.max_bad_fraction = 1.0;
+  auto serial = ReadHistoryFile(path, lenient);
+  lenient.threads = 3;
+  auto parallel = ReadHistoryFile(path, lenient);
+  ASSERT_TRUE(serial.ok() && parallel.ok());
+  EXPECT_GT(serial->stats.bad_lines, serial->stats.data_lines / 2);
+  EXPECT_EQ(Describe(*parallel), Describe(*serial));
+}
+
 }  // namespace
 }  // namespace kubeon::metrics

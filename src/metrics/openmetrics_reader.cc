@@ -102,8 +102,8 @@ void Unescape(std::string_view raw, std::string* out) {
 
 class OpenMetricsReader::Impl {
  public:
-  Impl(const IngestOptions& options, std::string source)
-      : builder_(options, std::move(source)), lines_(kMaxLineBytes) {}
+  Impl(const IngestOptions& options, std::string source, bool starts_file)
+      : builder_(options, std::move(source)), lines_(kMaxLineBytes), starts_file_(starts_file) {}
 
   void Feed(std::string_view chunk) {
     lines_.Feed(chunk, [this](std::string_view line, uint64_t number, bool too_long) {
@@ -112,13 +112,21 @@ class OpenMetricsReader::Impl {
   }
 
   Result<History> Finish() {
-    lines_.Finish([this](std::string_view line, uint64_t number, bool too_long) {
-      Line(line, number, too_long);
-    });
+    FlushLastLine();
     return builder_.Finish();
   }
 
+  Piece FinishPiece() {
+    FlushLastLine();
+    return Piece{builder_.TakeHistory(), eof_};
+  }
+
  private:
+  void FlushLastLine() {
+    lines_.Finish([this](std::string_view line, uint64_t number, bool too_long) {
+      Line(line, number, too_long);
+    });
+  }
   void Line(std::string_view line, uint64_t number, bool too_long);
   // Parses the label set (between the braces); on failure returns a reason.
   const char* ParseLabels(std::string_view block, SeriesLabels* labels);
@@ -126,6 +134,7 @@ class OpenMetricsReader::Impl {
   internal::HistoryBuilder builder_;
   internal::LineSplitter lines_;
   std::array<std::string, 16> unescaped_;  // storage for escaped label values of one line
+  bool starts_file_ = true;
   bool eof_ = false;
 };
 
@@ -171,7 +180,7 @@ const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesL
 
 void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool too_long) {
   builder_.Line();
-  if (number == 1 && line.substr(0, kBom.size()) == kBom) line.remove_prefix(kBom.size());
+  if (number == 1 && starts_file_ && line.substr(0, kBom.size()) == kBom) line.remove_prefix(kBom.size());
   size_t i = SkipBlanks(line, 0);
   if (i == line.size()) return;  // blank line
   if (line[i] == '#') {
@@ -274,8 +283,8 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
   builder_.Accept(*series, metric, value, ts_ms);
 }
 
-OpenMetricsReader::OpenMetricsReader(IngestOptions options, std::string source_name)
-    : impl_(std::make_unique<Impl>(options, std::move(source_name))) {}
+OpenMetricsReader::OpenMetricsReader(IngestOptions options, std::string source_name, bool starts_file)
+    : impl_(std::make_unique<Impl>(options, std::move(source_name), starts_file)) {}
 OpenMetricsReader::~OpenMetricsReader() = default;
 OpenMetricsReader::OpenMetricsReader(OpenMetricsReader&&) noexcept = default;
 OpenMetricsReader& OpenMetricsReader::operator=(OpenMetricsReader&&) noexcept = default;
@@ -283,5 +292,7 @@ OpenMetricsReader& OpenMetricsReader::operator=(OpenMetricsReader&&) noexcept = 
 void OpenMetricsReader::Feed(std::string_view chunk) { impl_->Feed(chunk); }
 
 Result<History> OpenMetricsReader::Finish() { return impl_->Finish(); }
+
+OpenMetricsReader::Piece OpenMetricsReader::FinishPiece() { return impl_->FinishPiece(); }
 
 }  // namespace kubeon::metrics

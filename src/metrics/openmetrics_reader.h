@@ -36,7 +36,10 @@ namespace kubeon::metrics {
 
 class OpenMetricsReader {
  public:
-  OpenMetricsReader(IngestOptions options, std::string source_name);
+  // starts_file: the input begins at the start of the file (a UTF-8 byte
+  // order mark on line 1 is skipped).  False for a later piece of a file
+  // split at line boundaries (see FinishPiece).
+  OpenMetricsReader(IngestOptions options, std::string source_name, bool starts_file = true);
   ~OpenMetricsReader();
   OpenMetricsReader(OpenMetricsReader&&) noexcept;
   OpenMetricsReader& operator=(OpenMetricsReader&&) noexcept;
@@ -46,6 +49,17 @@ class OpenMetricsReader {
   // data lines or more than options.max_bad_fraction of them are bad.
   // REQUIRES: called once; no Feed() afterwards.
   Result<History> Finish();
+
+  // For one piece of a file split at line boundaries and read in parallel:
+  // the History read so far without Finish()'s verdict (line numbers in its
+  // bad-line examples count from the piece's first line), and whether the
+  // piece held `# EOF` (then later pieces are all "data after # EOF": the
+  // caller must read those serially).  REQUIRES: called once, instead of Finish().
+  struct Piece {
+    History history;
+    bool saw_eof = false;
+  };
+  Piece FinishPiece();
 
  private:
   class Impl;

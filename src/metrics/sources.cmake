@@ -13,7 +13,7 @@ set(AREA_SOURCES
   prometheus_client.cc
   promql.cc
   prometheus_history.cc)
-set(AREA_DEPS kubeon_model kubeon_net CURL::libcurl nlohmann_json::nlohmann_json)
+set(AREA_DEPS kubeon_model kubeon_net CURL::libcurl nlohmann_json::nlohmann_json Threads::Threads)
 set(AREA_TESTS
   byte_scan_test.cc
   compute_histogram_test.cc

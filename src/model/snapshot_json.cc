@@ -1,4 +1,10 @@
 // See snapshot_json.h.
+//
+// The List is read with simdjson's on-demand parser: one pass over the text,
+// each item's fields copied straight into the model (no document tree, so
+// memory is the text, simdjson's index of it and the Cluster).  simdjson
+// reports malformed JSON and type mismatches as exceptions inside this file;
+// they are turned into a Status naming the item and field (see FieldError).
 #include "model/snapshot_json.h"
 
 #include <algorithm>
@@ -8,64 +14,226 @@
 #include <set>
 #include <tuple>
 
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace kubeon::model {
 namespace {
 
-using json = nlohmann::json;
+namespace od = simdjson::ondemand;
 
-std::string Str(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string()) return "";
-  return it->get<std::string>();
+// The path of a field inside an item ("spec.containers[2].resources"),
+// built only when an error is reported.
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view name;  // a field name, or "" for an array element
+  size_t index = 0;       // the element's index when name is ""
+
+  Path Field(std::string_view n) const { return Path{this, n, 0}; }
+  Path Element(size_t i) const { return Path{this, {}, i}; }
+  std::string Render() const {
+    std::string out = parent ? parent->Render() : "";
+    if (!name.empty()) {
+      if (!out.empty()) out += '.';
+      out.append(name);
+    } else if (parent) {
+      out += "[" + std::to_string(index) + "]";
+    }
+    return out;
+  }
+};
+const Path kItem{};
+
+// A field with a wrong JSON type or value; caught per item and reported with
+// the item's prefix.
+struct FieldError {
+  std::string message;
+};
+
+const char* TypeName(od::json_type t) {
+  switch (t) {
+    case od::json_type::array: return "an array";
+    case od::json_type::object: return "an object";
+    case od::json_type::number: return "a number";
+    case od::json_type::string: return "a string";
+    case od::json_type::boolean: return "a boolean";
+    case od::json_type::null: return "null";
+  }
+  return "?";
 }
 
-Labels StringMap(const json& obj, const char* key) {
-  Labels out;
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_object()) return out;
-  for (const auto& [k, v] : it->items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
+[[noreturn]] void WrongType(const Path& path, const char* expected, od::json_type got) {
+  throw FieldError{path.Render() + ": expected " + expected + ", got " + TypeName(got)};
+}
+
+// The text of a scalar token as written (numbers: "3", "1e3").
+std::string_view Token(od::value& v) {
+  std::string_view t = v.raw_json_token();
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+  return t;
+}
+
+od::json_type TypeOf(od::value& v) { return v.type(); }
+
+// The value of an array element or field; malformed JSON throws.
+od::value Unwrap(simdjson::simdjson_result<od::value> r) {
+  od::value v;
+  if (const simdjson::error_code e = std::move(r).get(v); e != simdjson::SUCCESS) throw simdjson::simdjson_error(e);
+  return v;
+}
+
+// A string field; any other type reads as "" (as kubectl-shaped input never
+// has one there, and a missing value is "").
+std::string Str(od::value v) {
+  switch (TypeOf(v)) {
+    case od::json_type::string:
+      return std::string(std::string_view(v.get_string()));
+    case od::json_type::boolean:
+      (void)bool(v.get_bool());  // throws on a malformed literal ("tru")
+      return "";
+    case od::json_type::null:
+      if (!bool(v.is_null())) throw simdjson::simdjson_error(simdjson::N_ATOM_ERROR);
+      return "";
+    case od::json_type::number:
+      (void)double(v.get_double());  // throws on a malformed number
+      return "";
+    default:
+      return "";
   }
+}
+
+// Calls fn(key, value) for each member of an object value; null is an empty
+// object, any other type is an error.
+template <typename Fn>
+void ForEachField(od::value v, const Path& path, Fn&& fn) {
+  const od::json_type t = v.type();
+  if (t == od::json_type::null) return;
+  if (t != od::json_type::object) WrongType(path, "an object", t);
+  for (auto field : v.get_object()) {
+    std::string_view key = field.unescaped_key();
+    fn(key, field.value());
+  }
+}
+
+// Calls fn(index, value) for each element of an array value; null is an
+// empty array, any other type is an error.
+template <typename Fn>
+void ForEachElement(od::value v, const Path& path, Fn&& fn) {
+  const od::json_type t = v.type();
+  if (t == od::json_type::null) return;
+  if (t != od::json_type::array) WrongType(path, "an array", t);
+  size_t i = 0;
+  for (auto element : v.get_array()) fn(i++, Unwrap(element));
+}
+
+// The object elements of an array value as T, each filled by
+// fill(T*, key, value, element_path) per member; elements of other types are
+// skipped.
+template <typename T, typename Fill>
+std::vector<T> ObjectElements(od::value v, const Path& path, Fill&& fill) {
+  std::vector<T> out;
+  ForEachElement(v, path, [&](size_t i, od::value e) {
+    if (TypeOf(e) != od::json_type::object) return;
+    const Path at = path.Element(i);
+    T t;
+    ForEachField(e, at, [&](std::string_view k, od::value x) { fill(&t, k, x, at); });
+    out.push_back(std::move(t));
+  });
   return out;
 }
 
-const json& Child(const json& obj, const char* key) {
-  static const json kEmpty = json::object();
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return kEmpty;
-  return *it;
+bool Bool(od::value v, const Path& path, bool absent) {
+  const od::json_type t = v.type();
+  if (t == od::json_type::null) return absent;
+  if (t != od::json_type::boolean) WrongType(path, "a boolean", t);
+  return v.get_bool();
 }
 
-std::optional<OwnerRef> ControllerOf(const json& metadata) {
-  auto it = metadata.find("ownerReferences");
-  if (it == metadata.end() || !it->is_array()) return std::nullopt;
-  for (const auto& ref : *it) {
-    if (ref.value("controller", false)) {
-      return OwnerRef{Str(ref, "apiVersion"), Str(ref, "kind"), Str(ref, "name"), Str(ref, "uid"), true};
-    }
+// An integer in [lo, hi]; null reads as `absent`.
+int64_t Int(od::value v, const Path& path, int64_t absent, int64_t lo, int64_t hi) {
+  const od::json_type t = v.type();
+  if (t == od::json_type::null) return absent;
+  if (t != od::json_type::number) WrongType(path, "an integer", t);
+  int64_t n = 0;
+  if (v.get_int64().get(n) != simdjson::SUCCESS || n < lo || n > hi) {
+    throw FieldError{path.Render() + ": " + std::string(Token(v)) + " is not an integer from " + std::to_string(lo) +
+                     " to " + std::to_string(hi)};
   }
-  return std::nullopt;
+  return n;
 }
 
-bool IsGpuResource(const std::string& name) { return name.rfind("nvidia.com/", 0) == 0; }
+constexpr int64_t kIntMax = 2147483647;
+
+Labels StringMap(od::value v, const Path& path) {
+  Labels out;
+  ForEachField(v, path, [&](std::string_view k, od::value x) {
+    if (TypeOf(x) == od::json_type::string) {
+      out[std::string(k)] = std::string(std::string_view(x.get_string()));
+    } else {
+      Str(x);  // checks the literal
+    }
+  });
+  return out;
+}
+
+std::vector<std::string> Strings(od::value v, const Path& path) {
+  std::vector<std::string> out;
+  ForEachElement(v, path, [&](size_t, od::value x) {
+    if (TypeOf(x) == od::json_type::string) {
+      out.emplace_back(std::string_view(x.get_string()));
+    } else {
+      Str(x);  // checks the literal
+    }
+  });
+  return out;
+}
+
+// An int-or-string field (maxSurge, minAvailable): the text as written, "" when null.
+std::string IntOrString(od::value v, const Path& path) {
+  const od::json_type t = v.type();
+  if (t == od::json_type::null) return "";
+  if (t == od::json_type::string) return std::string(std::string_view(v.get_string()));
+  if (t != od::json_type::number) WrongType(path, "an integer or a string", t);
+  return std::string(Token(v));
+}
+
+// metadata.ownerReferences: the one with controller true.
+std::optional<OwnerRef> ControllerOf(od::value refs, const Path& path) {
+  std::optional<OwnerRef> out;
+  ForEachElement(refs, path, [&](size_t i, od::value ref) {
+    const Path at = path.Element(i);
+    OwnerRef r;
+    ForEachField(ref, at, [&](std::string_view k, od::value x) {
+      if (k == "apiVersion") r.api_version = Str(x);
+      else if (k == "kind") r.kind = Str(x);
+      else if (k == "name") r.name = Str(x);
+      else if (k == "uid") r.uid = Str(x);
+      else if (k == "controller") r.controller = Bool(x, at.Field("controller"), false);
+    });
+    if (r.controller && !out) out = std::move(r);
+  });
+  return out;
+}
+
+bool IsGpuResource(std::string_view name) { return name.substr(0, 11) == "nvidia.com/"; }
 
 // Integer resources under "nvidia.com/" from a resource map; non-whole values
 // are reported through *bad.
-std::map<std::string, int64_t> GpuQuantities(const json& resources, std::string* bad) {
+std::map<std::string, int64_t> GpuQuantities(od::value v, const Path& path, std::string* bad) {
   std::map<std::string, int64_t> out;
-  if (!resources.is_object()) return out;
-  for (const auto& [k, v] : resources.items()) {
-    if (!IsGpuResource(k)) continue;
-    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  ForEachField(v, path, [&](std::string_view k, od::value x) {
+    if (!IsGpuResource(k)) return;
+    const od::json_type t = x.type();
+    std::string text = t == od::json_type::string ? std::string(std::string_view(x.get_string()))
+                       : t == od::json_type::number || t == od::json_type::boolean ? std::string(Token(x))
+                       : t == od::json_type::null ? "null"
+                       : t == od::json_type::array ? "[...]" : "{...}";
     int64_t n = 0;
     if (!ParseWholeQuantity(text, &n)) {
-      if (bad->empty()) *bad = k + ": \"" + text + "\" is not a whole number";
-      continue;
+      if (bad->empty()) *bad = std::string(k) + ": \"" + text + "\" is not a whole number";
+      return;
     }
-    out[k] = n;
-  }
+    out[std::string(k)] = n;
+  });
   return out;
 }
 
@@ -75,26 +243,41 @@ std::string ItemPrefix(std::string_view source, size_t index, const std::string&
   return p + ")";
 }
 
-Status ParseNode(const json& item, Node* node) {
-  const json& md = Child(item, "metadata");
-  const json& spec = Child(item, "spec");
-  const json& status = Child(item, "status");
-  node->name = Str(md, "name");
-  node->labels = StringMap(md, "labels");
-  node->annotations = StringMap(md, "annotations");
-  node->unschedulable = spec.value("unschedulable", false);
-  if (auto t = spec.find("taints"); t != spec.end() && t->is_array()) {
-    for (const auto& taint : *t) node->taints.push_back({Str(taint, "key"), Str(taint, "value"), Str(taint, "effect")});
-  }
-  if (auto c = status.find("conditions"); c != status.end() && c->is_array()) {
-    for (const auto& cond : *c) {
-      if (Str(cond, "type") == "Ready") node->ready = Str(cond, "status") == "True";
+// The metadata fields every kind reads.
+struct Metadata {
+  std::string name, namespace_, uid;
+  Labels labels, annotations;
+  std::optional<OwnerRef> controller;
+  std::vector<std::string> managers;  // managedFields[].manager, in order, no duplicates
+};
+
+void ParseMetadata(od::value v, bool managers, Metadata* md) {
+  const Path path = kItem.Field("metadata");
+  ForEachField(v, path, [&](std::string_view k, od::value x) {
+    if (k == "name") md->name = Str(x);
+    else if (k == "namespace") md->namespace_ = Str(x);
+    else if (k == "uid") md->uid = Str(x);
+    else if (k == "labels") md->labels = StringMap(x, path.Field(k));
+    else if (k == "annotations") md->annotations = StringMap(x, path.Field(k));
+    else if (k == "ownerReferences") md->controller = ControllerOf(x, path.Field(k));
+    else if (k == "managedFields" && managers) {
+      ForEachElement(x, path.Field(k), [&](size_t, od::value f) {
+        if (TypeOf(f) != od::json_type::object) return;
+        for (auto field : f.get_object()) {
+          if (std::string_view(field.unescaped_key()) != "manager") continue;
+          const std::string m = Str(field.value());
+          if (!m.empty() && std::find(md->managers.begin(), md->managers.end(), m) == md->managers.end()) {
+            md->managers.push_back(m);
+          }
+        }
+      });
     }
-  }
-  std::string bad;
-  node->capacity = GpuQuantities(Child(status, "capacity"), &bad);
-  node->allocatable = GpuQuantities(Child(status, "allocatable"), &bad);
-  if (!bad.empty()) return Status::Error("status: " + bad);
+  });
+}
+
+std::string OrDefault(std::string s) { return s.empty() ? "default" : s; }
+
+Status FinishNode(Node* node) {
   auto label = [&](const char* k) -> std::string {
     auto it = node->labels.find(k);
     return it == node->labels.end() ? "" : it->second;
@@ -127,22 +310,73 @@ Status ParseNode(const json& item, Node* node) {
   return Status::Ok();
 }
 
-Status ParseContainers(const json& list, bool init, Pod* pod) {
-  if (!list.is_array()) return Status::Ok();
-  for (const auto& c : list) {
-    ContainerResources cr;
-    cr.name = Str(c, "name");
-    cr.init = init;
-    const json& res = Child(c, "resources");
-    std::string bad;
-    cr.requests = GpuQuantities(Child(res, "requests"), &bad);
-    cr.limits = GpuQuantities(Child(res, "limits"), &bad);
-    if (!bad.empty()) return Status::Error(std::string(init ? "initContainer " : "container ") + "\"" + cr.name + "\": " + bad);
-    pod->containers.push_back(std::move(cr));
+// The fields of a Node other than metadata.
+Status ParseNodeField(std::string_view k, od::value x, Node* node) {
+  std::string bad;
+  if (k == "spec") {
+    const Path spec = kItem.Field("spec");
+    ForEachField(x, spec, [&](std::string_view f, od::value y) {
+      if (f == "unschedulable") {
+        node->unschedulable = Bool(y, spec.Field(f), false);
+      } else if (f == "taints") {
+        ForEachElement(y, spec.Field(f), [&](size_t i, od::value t) {
+          Taint taint;
+          ForEachField(t, spec.Field(f).Element(i), [&](std::string_view g, od::value z) {
+            if (g == "key") taint.key = Str(z);
+            else if (g == "value") taint.value = Str(z);
+            else if (g == "effect") taint.effect = Str(z);
+          });
+          node->taints.push_back(std::move(taint));
+        });
+      }
+    });
+  } else if (k == "status") {
+    const Path status = kItem.Field("status");
+    ForEachField(x, status, [&](std::string_view f, od::value y) {
+      if (f == "conditions") {
+        ForEachElement(y, status.Field(f), [&](size_t i, od::value c) {
+          std::string type, value;
+          ForEachField(c, status.Field(f).Element(i), [&](std::string_view g, od::value z) {
+            if (g == "type") type = Str(z);
+            else if (g == "status") value = Str(z);
+          });
+          if (type == "Ready") node->ready = value == "True";
+        });
+      } else if (f == "capacity") {
+        node->capacity = GpuQuantities(y, status.Field(f), &bad);
+      } else if (f == "allocatable") {
+        node->allocatable = GpuQuantities(y, status.Field(f), &bad);
+      }
+    });
   }
+  if (!bad.empty()) return Status::Error("status: " + bad);
   return Status::Ok();
 }
 
+Status ParseContainers(od::value list, const Path& path, bool init, Pod* pod) {
+  Status s;
+  ForEachElement(list, path, [&](size_t i, od::value c) {
+    const Path at = path.Element(i);
+    ContainerResources cr;
+    cr.init = init;
+    std::string bad;
+    ForEachField(c, at, [&](std::string_view k, od::value x) {
+      if (k == "name") {
+        cr.name = Str(x);
+      } else if (k == "resources") {
+        ForEachField(x, at.Field(k), [&](std::string_view r, od::value y) {
+          if (r == "requests") cr.requests = GpuQuantities(y, at.Field(k).Field(r), &bad);
+          else if (r == "limits") cr.limits = GpuQuantities(y, at.Field(k).Field(r), &bad);
+        });
+      }
+    });
+    if (!bad.empty() && s.ok()) {
+      s = Status::Error(std::string(init ? "initContainer " : "container ") + "\"" + cr.name + "\": " + bad);
+    }
+    pod->containers.push_back(std::move(cr));
+  });
+  return s;
+}
 // Effective amounts per GPU resource: max(sum of app containers, max of init containers).
 void ComputePodGpus(Pod* pod) {
   std::map<std::string, int64_t> app, init;
@@ -168,44 +402,84 @@ void ComputePodGpus(Pod* pod) {
   }
 }
 
-std::vector<std::string> Strings(const json& obj, const char* key) {
-  std::vector<std::string> out;
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_array()) return out;
-  for (const auto& v : *it) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  }
-  return out;
+std::vector<NodeSelectorRequirement> Requirements(od::value v, const Path& path) {
+  return ObjectElements<NodeSelectorRequirement>(
+      v, path, [](NodeSelectorRequirement* req, std::string_view k, od::value x, const Path& at) {
+        if (k == "key") req->key = Str(x);
+        else if (k == "operator") req->op = Str(x);
+        else if (k == "values") req->values = Strings(x, at.Field(k));
+      });
 }
 
-std::vector<NodeSelectorRequirement> Requirements(const json& term, const char* key) {
-  std::vector<NodeSelectorRequirement> out;
-  auto it = term.find(key);
-  if (it == term.end() || !it->is_array()) return out;
-  for (const auto& r : *it) {
-    if (r.is_object()) out.push_back({Str(r, "key"), Str(r, "operator"), Strings(r, "values")});
-  }
-  return out;
-}
-
-// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
-std::vector<NodeSelectorTerm> RequiredNodeTerms(const json& spec) {
-  const json& required =
-      Child(Child(Child(spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution");
+// affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+std::vector<NodeSelectorTerm> RequiredNodeTerms(od::value affinity, const Path& path) {
   std::vector<NodeSelectorTerm> out;
-  auto it = required.find("nodeSelectorTerms");
-  if (it == required.end() || !it->is_array()) return out;
-  for (const auto& t : *it) {
-    if (t.is_object()) out.push_back({Requirements(t, "matchExpressions"), Requirements(t, "matchFields")});
+  ForEachField(affinity, path, [&](std::string_view a, od::value na) {
+    if (a != "nodeAffinity") return;
+    const Path p1 = path.Field(a);
+    ForEachField(na, p1, [&](std::string_view b, od::value req) {
+      if (b != "requiredDuringSchedulingIgnoredDuringExecution") return;
+      const Path p2 = p1.Field(b);
+      ForEachField(req, p2, [&](std::string_view c, od::value terms) {
+        if (c != "nodeSelectorTerms") return;
+        const Path p3 = p2.Field(c);
+        ForEachElement(terms, p3, [&](size_t i, od::value t) {
+          if (TypeOf(t) != od::json_type::object) return;
+          NodeSelectorTerm term;
+          ForEachField(t, p3.Element(i), [&](std::string_view k, od::value x) {
+            if (k == "matchExpressions") term.match_expressions = Requirements(x, p3.Element(i).Field(k));
+            else if (k == "matchFields") term.match_fields = Requirements(x, p3.Element(i).Field(k));
+          });
+          out.push_back(std::move(term));
+        });
+      });
+    });
+  });
+  return out;
+}
+
+std::vector<Toleration> Tolerations(od::value v, const Path& path) {
+  std::vector<Toleration> out =
+      ObjectElements<Toleration>(v, path, [](Toleration* tol, std::string_view k, od::value x, const Path&) {
+        if (k == "key") tol->key = Str(x);
+        else if (k == "operator") tol->op = Str(x);
+        else if (k == "value") tol->value = Str(x);
+        else if (k == "effect") tol->effect = Str(x);
+      });
+  for (auto& tol : out) {
+    if (tol.op.empty()) tol.op = "Equal";
   }
   return out;
 }
 
-// Volumes cluster-autoscaler calls local storage: hostPath, and emptyDir
-// unless its medium is Memory; those the annotation
-// cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes lists (comma
-// separated) do not count.
-std::vector<std::string> LocalVolumes(const json& spec, const Labels& annotations) {
+// A volume cluster-autoscaler may call local storage: hostPath, and emptyDir
+// unless its medium is Memory.
+struct VolumeFacts {
+  std::string name;
+  bool local = false;
+};
+
+std::vector<VolumeFacts> Volumes(od::value v, const Path& path) {
+  return ObjectElements<VolumeFacts>(v, path, [](VolumeFacts* f, std::string_view k, od::value x, const Path& at) {
+    if (k == "name") {
+      f->name = Str(x);
+    } else if (k == "hostPath") {
+      f->local = true;
+    } else if (k == "emptyDir") {
+      std::string medium;
+      if (TypeOf(x) == od::json_type::object) {
+        ForEachField(x, at.Field(k), [&](std::string_view m, od::value y) {
+          if (m == "medium") medium = Str(y);
+        });
+      }
+      if (medium != "Memory") f->local = true;
+    }
+  });
+}
+
+// Local volumes less those the annotation
+// cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes lists (comma separated).
+std::vector<std::string> LocalVolumes(const std::vector<VolumeFacts>& volumes, const Labels& annotations) {
   std::set<std::string> allowed;
   if (auto a = annotations.find("cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"); a != annotations.end()) {
     size_t start = 0;
@@ -220,175 +494,273 @@ std::vector<std::string> LocalVolumes(const json& spec, const Labels& annotation
     }
   }
   std::vector<std::string> out;
-  auto it = spec.find("volumes");
-  if (it == spec.end() || !it->is_array()) return out;
-  for (const auto& v : *it) {
-    if (!v.is_object()) continue;
-    const std::string name = Str(v, "name");
-    const bool host_path = v.contains("hostPath");
-    const bool disk_empty_dir = v.contains("emptyDir") && Str(Child(v, "emptyDir"), "medium") != "Memory";
-    if ((host_path || disk_empty_dir) && !allowed.count(name)) out.push_back(name);
+  for (const auto& v : volumes) {
+    if (v.local && !allowed.count(v.name)) out.push_back(v.name);
   }
   return out;
 }
 
-std::vector<Toleration> Tolerations(const json& spec) {
-  std::vector<Toleration> out;
-  auto it = spec.find("tolerations");
-  if (it == spec.end() || !it->is_array()) return out;
-  for (const auto& t : *it) {
-    if (!t.is_object()) continue;
-    Toleration tol{Str(t, "key"), Str(t, "operator"), Str(t, "value"), Str(t, "effect")};
-    if (tol.op.empty()) tol.op = "Equal";
-    out.push_back(std::move(tol));
+// One field of a pod spec or pod template spec that Placement holds; false
+// when `k` is not one.
+bool PlacementField(std::string_view k, od::value x, const Path& spec, Placement* p) {
+  if (k == "nodeSelector") {
+    p->node_selector = StringMap(x, spec.Field(k));
+  } else if (k == "tolerations") {
+    p->tolerations = Tolerations(x, spec.Field(k));
+  } else if (k == "affinity") {
+    p->required_node_terms = RequiredNodeTerms(x, spec.Field(k));
+  } else {
+    return false;
   }
-  return out;
+  return true;
 }
 
-Placement PlacementOfSpec(const json& spec) {
-  return {StringMap(spec, "nodeSelector"), Tolerations(spec), RequiredNodeTerms(spec)};
-}
-
-Status ParsePod(const json& item, Pod* pod) {
-  const json& md = Child(item, "metadata");
-  const json& spec = Child(item, "spec");
-  pod->namespace_ = Str(md, "namespace");
-  if (pod->namespace_.empty()) pod->namespace_ = "default";
-  pod->name = Str(md, "name");
-  pod->uid = Str(md, "uid");
-  pod->labels = StringMap(md, "labels");
-  const Labels annotations = StringMap(md, "annotations");
-  if (auto a = annotations.find("cluster-autoscaler.kubernetes.io/safe-to-evict"); a != annotations.end()) {
+Status ParsePod(od::object item, Metadata* md, Pod* pod) {
+  Placement placement;
+  std::vector<VolumeFacts> volumes;
+  Pod init_part;  // init containers, placed before the app containers
+  Status containers_status, init_status;
+  for (auto field : item) {
+    std::string_view k = field.unescaped_key();
+    if (k == "metadata") {
+      ParseMetadata(field.value(), false, md);
+    } else if (k == "spec") {
+      const Path spec = kItem.Field("spec");
+      ForEachField(field.value(), spec, [&](std::string_view f, od::value x) {
+        if (PlacementField(f, x, spec, &placement)) return;
+        if (f == "volumes") {
+          volumes = Volumes(x, spec.Field(f));
+        } else if (f == "terminationGracePeriodSeconds") {
+          if (TypeOf(x) == od::json_type::number) {
+            pod->termination_grace_period_seconds = Int(x, spec.Field(f), 30, 0, INT64_MAX);
+          }
+        } else if (f == "nodeName") {
+          pod->node_name = Str(x);
+        } else if (f == "initContainers") {
+          init_status = ParseContainers(x, spec.Field(f), true, &init_part);
+        } else if (f == "containers") {
+          containers_status = ParseContainers(x, spec.Field(f), false, pod);
+        }
+      });
+    } else if (k == "status") {
+      ForEachField(field.value(), kItem.Field("status"), [&](std::string_view f, od::value x) {
+        if (f == "phase") pod->phase = Str(x);
+      });
+    }
+  }
+  pod->namespace_ = OrDefault(md->namespace_);
+  pod->name = md->name;
+  pod->uid = md->uid;
+  pod->labels = std::move(md->labels);
+  if (auto a = md->annotations.find("cluster-autoscaler.kubernetes.io/safe-to-evict"); a != md->annotations.end()) {
     if (a->second == "true") pod->safe_to_evict = true;
     if (a->second == "false") pod->safe_to_evict = false;
   }
-  pod->local_volumes = LocalVolumes(spec, annotations);
-  Placement placement = PlacementOfSpec(spec);
+  pod->local_volumes = LocalVolumes(volumes, md->annotations);
   pod->required_node_terms = std::move(placement.required_node_terms);
   pod->node_selector = std::move(placement.node_selector);
   pod->tolerations = std::move(placement.tolerations);
-  if (auto g = spec.find("terminationGracePeriodSeconds"); g != spec.end() && g->is_number_integer()) {
-    pod->termination_grace_period_seconds = g->get<int64_t>();
-  }
-  pod->controller = ControllerOf(md);
+  pod->controller = std::move(md->controller);
   pod->daemonset = pod->controller && pod->controller->kind == "DaemonSet";
-  pod->node_name = Str(spec, "nodeName");
-  pod->phase = Str(Child(item, "status"), "phase");
   if (pod->phase.empty()) pod->phase = "Pending";
-  Status s = ParseContainers(Child(spec, "initContainers"), true, pod);
-  if (!s.ok()) return s;
-  s = ParseContainers(Child(spec, "containers"), false, pod);
-  if (!s.ok()) return s;
+  if (!init_status.ok()) return init_status;
+  if (!containers_status.ok()) return containers_status;
+  pod->containers.insert(pod->containers.begin(), std::make_move_iterator(init_part.containers.begin()),
+                         std::make_move_iterator(init_part.containers.end()));
   ComputePodGpus(pod);
   return Status::Ok();
 }
 
-Status ParseSelector(const json& sel, LabelSelector* out) {
-  out->match_labels = StringMap(sel, "matchLabels");
-  if (auto it = sel.find("matchExpressions"); it != sel.end() && it->is_array()) {
-    for (const auto& e : *it) {
-      LabelSelectorRequirement r{Str(e, "key"), Str(e, "operator"), {}};
-      if (r.op != "In" && r.op != "NotIn" && r.op != "Exists" && r.op != "DoesNotExist") {
-        return Status::Error("spec.selector.matchExpressions: operator \"" + r.op + "\" is not In, NotIn, Exists or DoesNotExist");
-      }
-      if (auto v = e.find("values"); v != e.end() && v->is_array()) {
-        for (const auto& x : *v) {
-          if (x.is_string()) r.values.push_back(x.get<std::string>());
+Status ParseNode(od::object item, Metadata* md, Node* node) {
+  Status s;
+  for (auto field : item) {
+    std::string_view k = field.unescaped_key();
+    if (k == "metadata") {
+      ParseMetadata(field.value(), false, md);
+    } else {
+      Status f = ParseNodeField(k, field.value(), node);
+      if (s.ok() && !f.ok()) s = f;
+    }
+  }
+  node->name = md->name;
+  node->labels = std::move(md->labels);
+  node->annotations = std::move(md->annotations);
+  if (!s.ok()) return s;
+  return FinishNode(node);
+}
+
+Status ParseSelector(od::value sel, const Path& path, LabelSelector* out) {
+  Status s;
+  ForEachField(sel, path, [&](std::string_view k, od::value x) {
+    if (k == "matchLabels") {
+      out->match_labels = StringMap(x, path.Field(k));
+    } else if (k == "matchExpressions") {
+      ForEachElement(x, path.Field(k), [&](size_t i, od::value e) {
+        LabelSelectorRequirement r;
+        ForEachField(e, path.Field(k).Element(i), [&](std::string_view f, od::value y) {
+          if (f == "key") r.key = Str(y);
+          else if (f == "operator") r.op = Str(y);
+          else if (f == "values") r.values = Strings(y, path.Field(k).Element(i).Field(f));
+        });
+        if (r.op != "In" && r.op != "NotIn" && r.op != "Exists" && r.op != "DoesNotExist" && s.ok()) {
+          s = Status::Error("spec.selector.matchExpressions: operator \"" + r.op +
+                            "\" is not In, NotIn, Exists or DoesNotExist");
         }
-      }
-      out->match_expressions.push_back(std::move(r));
+        out->match_expressions.push_back(std::move(r));
+      });
+    }
+  });
+  return s;
+}
+
+Status ParsePdb(od::object item, Metadata* md, PodDisruptionBudget* pdb) {
+  Status s;
+  // policy/v1: a null (or absent) selector selects no pods; an empty one selects all.
+  pdb->selector.empty_selects_all = false;
+  for (auto field : item) {
+    std::string_view k = field.unescaped_key();
+    if (k == "metadata") {
+      ParseMetadata(field.value(), false, md);
+    } else if (k == "spec") {
+      const Path spec = kItem.Field("spec");
+      ForEachField(field.value(), spec, [&](std::string_view f, od::value x) {
+        if (f == "selector") {
+          if (TypeOf(x) == od::json_type::object) {
+            pdb->selector.empty_selects_all = true;
+            s = ParseSelector(x, spec.Field(f), &pdb->selector);
+          }
+        } else if (f == "minAvailable") {
+          pdb->min_available = IntOrString(x, spec.Field(f));
+        } else if (f == "maxUnavailable") {
+          pdb->max_unavailable = IntOrString(x, spec.Field(f));
+        }
+      });
+    } else if (k == "status") {
+      const Path status = kItem.Field("status");
+      ForEachField(field.value(), status, [&](std::string_view f, od::value x) {
+        if (f == "disruptionsAllowed") pdb->disruptions_allowed = static_cast<int>(Int(x, status.Field(f), 0, 0, kIntMax));
+        else if (f == "expectedPods") pdb->expected_pods = static_cast<int>(Int(x, status.Field(f), 0, 0, kIntMax));
+      });
     }
   }
-  return Status::Ok();
+  pdb->namespace_ = OrDefault(md->namespace_);
+  pdb->name = md->name;
+  return s;
 }
 
-std::string IntOrString(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  return it->dump();
-}
-
-Status ParsePdb(const json& item, PodDisruptionBudget* pdb) {
-  const json& md = Child(item, "metadata");
-  const json& spec = Child(item, "spec");
-  const json& status = Child(item, "status");
-  pdb->namespace_ = Str(md, "namespace");
-  if (pdb->namespace_.empty()) pdb->namespace_ = "default";
-  pdb->name = Str(md, "name");
-  auto sel = spec.find("selector");
-  // policy/v1: a null selector selects no pods; an empty one selects all.
-  pdb->selector.empty_selects_all = sel != spec.end() && sel->is_object();
-  if (sel != spec.end() && sel->is_object()) {
-    Status s = ParseSelector(*sel, &pdb->selector);
-    if (!s.ok()) return s;
-  }
-  pdb->min_available = IntOrString(spec, "minAvailable");
-  pdb->max_unavailable = IntOrString(spec, "maxUnavailable");
-  pdb->disruptions_allowed = status.value("disruptionsAllowed", 0);
-  pdb->expected_pods = status.value("expectedPods", 0);
-  return Status::Ok();
-}
-
-void ParseController(const json& item, const std::string& kind, Controller* c) {
-  const json& md = Child(item, "metadata");
-  c->namespace_ = Str(md, "namespace");
-  if (c->namespace_.empty()) c->namespace_ = "default";
+void ParseController(od::object item, const std::string& kind, Metadata* md, Controller* c) {
   c->kind = kind;
-  c->name = Str(md, "name");
-  c->uid = Str(md, "uid");
-  const json& spec = Child(item, "spec");
-  c->replicas = spec.value("replicas", 1);
-  c->owner = ControllerOf(md);
-  c->labels = StringMap(md, "labels");
-  c->annotations = StringMap(md, "annotations");
-  if (auto m = md.find("managedFields"); m != md.end() && m->is_array()) {
-    for (const auto& f : *m) {
-      const std::string manager = f.is_object() ? Str(f, "manager") : "";
-      if (!manager.empty() && std::find(c->managers.begin(), c->managers.end(), manager) == c->managers.end()) {
-        c->managers.push_back(manager);
-      }
+  c->replicas = 1;
+  const char* strategy_field = kind == "StatefulSet" ? "updateStrategy" : "strategy";
+  for (auto field : item) {
+    std::string_view k = field.unescaped_key();
+    if (k == "metadata") {
+      ParseMetadata(field.value(), true, md);
+    } else if (k == "spec") {
+      const Path spec = kItem.Field("spec");
+      ForEachField(field.value(), spec, [&](std::string_view f, od::value x) {
+        if (f == "replicas") {
+          c->replicas = static_cast<int>(Int(x, spec.Field(f), 1, 0, kIntMax));
+        } else if (f == strategy_field) {
+          const Path sp = spec.Field(f);
+          ForEachField(x, sp, [&](std::string_view g, od::value y) {
+            if (g == "type") {
+              c->strategy = Str(y);
+            } else if (g == "rollingUpdate") {
+              ForEachField(y, sp.Field(g), [&](std::string_view h, od::value z) {
+                if (h == "maxSurge") c->max_surge = IntOrString(z, sp.Field(g).Field(h));
+                else if (h == "maxUnavailable") c->max_unavailable = IntOrString(z, sp.Field(g).Field(h));
+                else if (h == "partition" && TypeOf(z) == od::json_type::number) {
+                  c->partition = static_cast<int>(Int(z, sp.Field(g).Field(h), 0, 0, kIntMax));
+                }
+              });
+            }
+          });
+        } else if (f == "template") {
+          const Path tp = spec.Field(f);
+          ForEachField(x, tp, [&](std::string_view g, od::value y) {
+            if (g != "spec") return;
+            ForEachField(y, tp.Field(g), [&](std::string_view h, od::value z) {
+              PlacementField(h, z, tp.Field(g), &c->pod_template);
+            });
+          });
+        }
+      });
     }
   }
-  const json& strategy = Child(spec, kind == "StatefulSet" ? "updateStrategy" : "strategy");
-  c->strategy = Str(strategy, "type");
+  c->namespace_ = OrDefault(md->namespace_);
+  c->name = md->name;
+  c->uid = md->uid;
+  c->owner = std::move(md->controller);
+  c->labels = std::move(md->labels);
+  c->annotations = std::move(md->annotations);
+  c->managers = std::move(md->managers);
   if (c->strategy.empty() && kind != "ReplicaSet") c->strategy = "RollingUpdate";
-  const json& rolling = Child(strategy, "rollingUpdate");
-  c->max_surge = IntOrString(rolling, "maxSurge");
-  c->max_unavailable = IntOrString(rolling, "maxUnavailable");
-  if (auto p = rolling.find("partition"); p != rolling.end() && p->is_number_integer()) c->partition = p->get<int>();
-  c->pod_template = PlacementOfSpec(Child(Child(spec, "template"), "spec"));
+}
+
+// Reads {"config": {"name": ..., "default": ...}} members of a ClusterPolicy component.
+void ConfigRef(od::value v, const Path& path, std::string* name, std::string* def) {
+  ForEachField(v, path, [&](std::string_view k, od::value x) {
+    if (k == "name") *name = Str(x);
+    else if (k == "default") *def = Str(x);
+  });
 }
 
 // nvidia.com/v1 ClusterPolicy: the fields the plan's artifacts depend on.
-GpuOperatorPolicy ParseClusterPolicy(const json& item) {
-  const json& spec = Child(item, "spec");
-  GpuOperatorPolicy p;
-  p.name = Str(Child(item, "metadata"), "name");
-  p.namespace_ = Str(Child(item, "status"), "namespace");
-  p.mig_strategy = Str(Child(spec, "mig"), "strategy");
-  const json& mig_manager = Child(spec, "migManager");
-  p.mig_config_name = Str(Child(mig_manager, "config"), "name");
-  p.mig_config_default = Str(Child(mig_manager, "config"), "default");
-  const json& device_plugin = Child(spec, "devicePlugin");
-  p.device_plugin_config_name = Str(Child(device_plugin, "config"), "name");
-  p.device_plugin_config_default = Str(Child(device_plugin, "config"), "default");
-  if (auto env = mig_manager.find("env"); env != mig_manager.end() && env->is_array()) {
-    for (const auto& e : *env) {
-      if (e.is_object() && Str(e, "name") == "WITH_REBOOT") p.with_reboot = Str(e, "value") == "true";
+void ParseClusterPolicy(od::object item, Metadata* md, GpuOperatorPolicy* p) {
+  for (auto field : item) {
+    std::string_view k = field.unescaped_key();
+    if (k == "metadata") {
+      ParseMetadata(field.value(), false, md);
+    } else if (k == "status") {
+      ForEachField(field.value(), kItem.Field(k), [&](std::string_view f, od::value x) {
+        if (f == "namespace") p->namespace_ = Str(x);
+      });
+    } else if (k == "spec") {
+      const Path spec = kItem.Field(k);
+      ForEachField(field.value(), spec, [&](std::string_view f, od::value x) {
+        if (f == "mig") {
+          ForEachField(x, spec.Field(f), [&](std::string_view g, od::value y) {
+            if (g == "strategy") p->mig_strategy = Str(y);
+          });
+        } else if (f == "migManager") {
+          ForEachField(x, spec.Field(f), [&](std::string_view g, od::value y) {
+            if (g == "config") {
+              ConfigRef(y, spec.Field(f).Field(g), &p->mig_config_name, &p->mig_config_default);
+            } else if (g == "env") {
+              ForEachElement(y, spec.Field(f).Field(g), [&](size_t, od::value e) {
+                if (TypeOf(e) != od::json_type::object) return;
+                std::string name, value;
+                for (auto ef : e.get_object()) {
+                  std::string_view ek = ef.unescaped_key();
+                  if (ek == "name") name = Str(ef.value());
+                  else if (ek == "value") value = Str(ef.value());
+                }
+                if (name == "WITH_REBOOT") p->with_reboot = value == "true";
+              });
+            }
+          });
+        } else if (f == "devicePlugin") {
+          ForEachField(x, spec.Field(f), [&](std::string_view g, od::value y) {
+            if (g == "config") {
+              ConfigRef(y, spec.Field(f).Field(g), &p->device_plugin_config_name, &p->device_plugin_config_default);
+            }
+          });
+        }
+      });
     }
   }
-  return p;
+  p->name = md->name;
 }
 
-ConfigMap ParseConfigMap(const json& item) {
-  const json& md = Child(item, "metadata");
-  ConfigMap c;
-  c.namespace_ = Str(md, "namespace");
-  if (c.namespace_.empty()) c.namespace_ = "default";
-  c.name = Str(md, "name");
-  c.data = StringMap(item, "data");
-  return c;
+void ParseConfigMap(od::object item, Metadata* md, ConfigMap* c) {
+  for (auto field : item) {
+    std::string_view k = field.unescaped_key();
+    if (k == "metadata") ParseMetadata(field.value(), false, md);
+    else if (k == "data") c->data = StringMap(field.value(), kItem.Field(k));
+  }
+  c->namespace_ = OrDefault(md->namespace_);
+  c->name = md->name;
 }
 
 void ResolveWorkloads(Cluster* cluster) {
@@ -412,6 +784,164 @@ void ResolveWorkloads(Cluster* cluster) {
   }
 }
 
+const std::set<std::string_view> kKnownKinds = {"Node",       "Pod", "PodDisruptionBudget", "Deployment",
+                                                "StatefulSet", "ReplicaSet", "Job",     "CronJob",
+                                                "DaemonSet",  "ClusterPolicy", "ConfigMap"};
+
+// Reads one item into the cluster (items of other kinds are skipped).
+// Malformed JSON throws simdjson_error (handled by the caller).
+Status ParseItem(od::object item, size_t index, std::string_view source, const std::string& implied_kind,
+                 Cluster* cluster) {
+  std::string kind;
+  {
+    od::value k;
+    const simdjson::error_code e = item.find_field_unordered("kind").get(k);
+    if (e == simdjson::SUCCESS) {
+      kind = Str(k);
+    } else if (e != simdjson::NO_SUCH_FIELD) {
+      throw simdjson::simdjson_error(e);
+    }
+    item.reset();
+  }
+  if (kind.empty()) kind = implied_kind;
+  Metadata md;
+  Status s;
+  try {
+    if (kind.empty()) {
+      od::value m;
+      if (item.find_field_unordered("metadata").get(m) == simdjson::SUCCESS) ParseMetadata(m, false, &md);
+      return Status::Error(ItemPrefix(source, index, "?", md.name) + ": kind missing");
+    }
+    if (!kKnownKinds.count(kind)) return Status::Ok();
+    if (kind == "Node") {
+      Node n;
+      s = ParseNode(item, &md, &n);
+      if (s.ok() && !md.name.empty()) cluster->nodes.push_back(std::move(n));
+    } else if (kind == "Pod") {
+      Pod p;
+      s = ParsePod(item, &md, &p);
+      if (s.ok() && !md.name.empty()) cluster->pods.push_back(std::move(p));
+    } else if (kind == "ClusterPolicy") {
+      GpuOperatorPolicy p;
+      ParseClusterPolicy(item, &md, &p);
+      if (md.name.empty()) {
+        // reported below
+      } else if (cluster->gpu_operator) {
+        cluster->warnings.push_back(ItemPrefix(source, index, kind, md.name) +
+                                    ": a second ClusterPolicy; the GPU Operator uses only one, the first (" +
+                                    cluster->gpu_operator->name + ") is read");
+      } else {
+        cluster->gpu_operator = std::move(p);
+      }
+    } else if (kind == "ConfigMap") {
+      ConfigMap c;
+      ParseConfigMap(item, &md, &c);
+      if (!md.name.empty()) cluster->config_maps.push_back(std::move(c));
+    } else if (kind == "PodDisruptionBudget") {
+      PodDisruptionBudget p;
+      s = ParsePdb(item, &md, &p);
+      if (s.ok() && !md.name.empty()) cluster->pdbs.push_back(std::move(p));
+    } else {
+      Controller c;
+      ParseController(item, kind, &md, &c);
+      if (!md.name.empty()) cluster->controllers.push_back(std::move(c));
+    }
+  } catch (const FieldError& e) {
+    s = Status::Error(e.message);
+  }
+  const std::string prefix = ItemPrefix(source, index, kind, md.name);
+  if (!s.ok()) return s.WithPrefix(prefix);
+  if (md.name.empty()) return Status::Error(prefix + ": metadata.name missing");
+  return Status::Ok();
+}
+
+// " at line L, column C" for the parser's position, "" when unknown.
+std::string Where(od::document& doc, simdjson::padded_string_view text) {
+  const char* at = nullptr;
+  if (doc.current_location().get(at) != simdjson::SUCCESS || at < text.data() || at > text.data() + text.size()) {
+    return "";
+  }
+  size_t line = 1, column = 1;
+  for (const char* p = text.data(); p < at; ++p) {
+    if (*p == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return " at line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view source_name) {
+  const std::string source(source_name);
+  od::parser parser;  // nesting deeper than simdjson's 1024 levels is an error
+  od::document doc;
+  if (const simdjson::error_code e = parser.iterate(text).get(doc); e != simdjson::SUCCESS) {
+    return Status::Error(source + ": not valid JSON: " + simdjson::error_message(e));
+  }
+  Cluster cluster;
+  try {
+    od::json_type top_type;
+    if (doc.type().get(top_type) != simdjson::SUCCESS || top_type != od::json_type::object) {
+      return Status::Error(source + ": expected a JSON object (a List with items)");
+    }
+    od::object top = doc.get_object();
+    // A list call's body (e.g. /api/v1/pods) has kind PodList and items without kind.
+    bool has_kind = false;
+    std::string list_kind;
+    {
+      od::value k;
+      const simdjson::error_code e = top.find_field_unordered("kind").get(k);
+      if (e == simdjson::SUCCESS) {
+        has_kind = true;
+        list_kind = Str(k);
+      } else if (e != simdjson::NO_SUCH_FIELD) {
+        throw simdjson::simdjson_error(e);
+      }
+      top.reset();
+    }
+    std::string implied_kind;
+    if (list_kind.size() > 4 && list_kind.substr(list_kind.size() - 4) == "List") {
+      implied_kind = list_kind.substr(0, list_kind.size() - 4);
+    }
+    bool has_items = false;
+    for (auto field : top) {
+      if (std::string_view(field.unescaped_key()) != "items") continue;
+      od::value items = field.value();
+      if (has_items || TypeOf(items) != od::json_type::array) {
+        return Status::Error(source + (has_items ? ": \"items\" twice" : ": \"items\" is not an array"));
+      }
+      has_items = true;
+      size_t index = 0;
+      for (auto element : items.get_array()) {
+        od::value v = Unwrap(element);
+        if (TypeOf(v) != od::json_type::object) {
+          return Status::Error(ItemPrefix(source, index, "?", "") + ": not an object");
+        }
+        Status s = ParseItem(v.get_object(), index++, source, implied_kind, &cluster);
+        if (!s.ok()) return s;
+      }
+    }
+    const char* after = nullptr;
+    if (has_items && doc.current_location().get(after) == simdjson::SUCCESS) {
+      return Status::Error(source + ": not valid JSON" + Where(doc, text) + ": text after the top-level object");
+    }
+    if (has_items) {
+    } else if (!has_kind) {
+      return Status::Error(source + ": neither a List (\"items\") nor a Kubernetes object (\"kind\")");
+    } else {
+      top.reset();
+      Status s = ParseItem(top, 0, source, implied_kind, &cluster);
+      if (!s.ok()) return s;
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    return Status::Error(source + ": not valid JSON" + Where(doc, text) + ": " + e.what());
+  }
+  ResolveWorkloads(&cluster);
+  return cluster;
+}
+
 }  // namespace
 
 bool ParseWholeQuantity(std::string_view text, int64_t* out) {
@@ -424,83 +954,20 @@ bool ParseWholeQuantity(std::string_view text, int64_t* out) {
 }
 
 Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view source_name) {
-  json doc;
-  try {
-    doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    return Status::Error(std::string(source_name) + ": not valid JSON: " + e.what());
-  }
-  if (!doc.is_object()) return Status::Error(std::string(source_name) + ": expected a JSON object (a List with items)");
-  // Items are read in place (no copy of the document).
-  const json single = json::array({doc});
-  const json* items_ptr = &single;
-  if (doc.contains("items")) {
-    if (!doc["items"].is_array()) return Status::Error(std::string(source_name) + ": \"items\" is not an array");
-    items_ptr = &doc["items"];
-  } else if (!doc.contains("kind")) {
-    return Status::Error(std::string(source_name) + ": neither a List (\"items\") nor a Kubernetes object (\"kind\")");
-  }
-  const json& items = *items_ptr;
-  // A list call's body (e.g. /api/v1/pods) has kind PodList and items without kind.
-  std::string list_kind = Str(doc, "kind");
-  std::string implied_kind;
-  if (list_kind.size() > 4 && list_kind.substr(list_kind.size() - 4) == "List") implied_kind = list_kind.substr(0, list_kind.size() - 4);
-
-  Cluster cluster;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const json& item = items[i];
-    if (!item.is_object()) return Status::Error(ItemPrefix(source_name, i, "?", "") + ": not an object");
-    std::string kind = Str(item, "kind");
-    if (kind.empty()) kind = implied_kind;
-    std::string name = Str(Child(item, "metadata"), "name");
-    const std::string prefix = ItemPrefix(source_name, i, kind.empty() ? "?" : kind, name);
-    if (kind.empty()) return Status::Error(prefix + ": kind missing");
-    static const std::set<std::string> kKnown = {"Node",    "Pod",      "PodDisruptionBudget", "Deployment",
-                                                 "StatefulSet", "ReplicaSet", "Job",    "CronJob",
-                                                 "DaemonSet", "ClusterPolicy", "ConfigMap"};
-    if (!kKnown.count(kind)) continue;
-    if (name.empty()) return Status::Error(prefix + ": metadata.name missing");
-    Status s;
-    if (kind == "Node") {
-      Node n;
-      s = ParseNode(item, &n);
-      if (s.ok()) cluster.nodes.push_back(std::move(n));
-    } else if (kind == "Pod") {
-      Pod p;
-      s = ParsePod(item, &p);
-      if (s.ok()) cluster.pods.push_back(std::move(p));
-    } else if (kind == "ClusterPolicy") {
-      if (cluster.gpu_operator) {
-        cluster.warnings.push_back(prefix + ": a second ClusterPolicy; the GPU Operator uses only one, the first (" +
-                                   cluster.gpu_operator->name + ") is read");
-      } else {
-        cluster.gpu_operator = ParseClusterPolicy(item);
-      }
-    } else if (kind == "ConfigMap") {
-      cluster.config_maps.push_back(ParseConfigMap(item));
-    } else if (kind == "PodDisruptionBudget") {
-      PodDisruptionBudget p;
-      s = ParsePdb(item, &p);
-      if (s.ok()) cluster.pdbs.push_back(std::move(p));
-    } else {
-      Controller c;
-      ParseController(item, kind, &c);
-      cluster.controllers.push_back(std::move(c));
-    }
-    if (!s.ok()) return s.WithPrefix(prefix);
-  }
-  ResolveWorkloads(&cluster);
-  return cluster;
+  const simdjson::padded_string padded(json_text);
+  return ParsePadded(padded, source_name);
 }
 
 Result<Cluster> LoadClusterFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Status::Error(path + ": cannot open cluster snapshot");
-  std::string text(static_cast<size_t>(in.tellg()), '\0');
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Status::Error(path + ": cannot read the cluster snapshot (not a regular file?)");
+  simdjson::padded_string text(static_cast<size_t>(size));
   in.seekg(0);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  in.read(text.data(), static_cast<std::streamsize>(size));
   if (!in) return Status::Error(path + ": read error");
-  return ParseClusterJson(text, path);
+  return ParsePadded(text, path);
 }
 
 }  // namespace kubeon::model

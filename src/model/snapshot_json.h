@@ -11,6 +11,16 @@
 // Contract:
 //  - Malformed JSON, or an item without metadata.name, is an error naming the
 //    file and the item index ("cluster.json: items[12] (Pod): metadata.name missing").
+//    The text is checked for structure and UTF-8 throughout, and every value
+//    the reader uses for its literal; the literals of fields it does not read
+//    are skipped by structure only (nesting there costs no recursion).
+//  - A field of the wrong JSON type is an error naming the item and the field
+//    path ("items[3] (Node n): spec.unschedulable: expected a boolean, got a
+//    string"); so are integers out of range ("spec.replicas: 1e100000 is not an
+//    integer from 0 to 2147483647").  Strings read where another type stands
+//    (labels, names) are read as absent, as kubectl's own printers do.
+//  - Memory: the text plus simdjson's index of it (the on-demand parser; no
+//    document tree) plus the Cluster.  Keys may come in any order.
 //  - A GPU quantity that is not a whole number (e.g. "500m") is an error naming
 //    the pod, container and resource: such a request is impossible and never guessed.
 //  - Owner chains are resolved: Pod -> ReplicaSet -> Deployment, Pod -> StatefulSet,

@@ -177,6 +177,63 @@ TEST(SnapshotJson, ErrorsNameFileItemAndField) {
   EXPECT_FALSE(LoadClusterFile("/nonexistent/cluster.json").ok());
 }
 
+// Wrong JSON types, deep nesting, huge numbers and trailing text are errors
+// that name the item and the field (never an abort).
+TEST(SnapshotJson, WrongTypesAndMalformedInputAreErrors) {
+  auto error = [](const std::string& text) {
+    Result<Cluster> r = ParseClusterJson(text, "c.json");
+    EXPECT_FALSE(r.ok()) << text;
+    return r.ok() ? std::string() : r.status().message();
+  };
+  EXPECT_EQ(error(R"({"items":[{"kind":"Node","metadata":{"name":"n"},"spec":{"unschedulable":"true"}}]})"),
+            "c.json: items[0] (Node n): spec.unschedulable: expected a boolean, got a string");
+  EXPECT_EQ(error(R"({"items":[{"kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":"3"}}]})"),
+            "c.json: items[0] (Deployment d): spec.replicas: expected an integer, got a string");
+  EXPECT_EQ(error(R"({"items":[{"kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1e100000}}]})"),
+            "c.json: items[0] (Deployment d): spec.replicas: 1e100000 is not an integer from 0 to 2147483647");
+  EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p","ownerReferences":[{"kind":"Job","controller":"true"}]}}]})"),
+            "c.json: items[0] (Pod p): metadata.ownerReferences[0].controller: expected a boolean, got a string");
+  EXPECT_EQ(error(R"({"items":[{"kind":"PodDisruptionBudget","metadata":{"name":"b"},"status":{"disruptionsAllowed":"1"}}]})"),
+            "c.json: items[0] (PodDisruptionBudget b): status.disruptionsAllowed: expected an integer, got a string");
+  EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p"},"spec":"x"}]})"),
+            "c.json: items[0] (Pod p): spec: expected an object, got a string");
+  EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"limits":[]}}]}}]})"),
+            "c.json: items[0] (Pod p): spec.containers[0].resources.limits: expected an object, got an array");
+  EXPECT_EQ(error(R"({"items":[7]})"), "c.json: items[0] (?): not an object");
+  EXPECT_EQ(error(R"({"items":{}})"), "c.json: \"items\" is not an array");
+  EXPECT_NE(error(R"({"items":[]} x)").find("c.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(error("{\"items\": [{\"kind\": \"Node\",\n \"metadata\": {\"name\": tru}}]}").find("c.json: not valid JSON"),
+            std::string::npos);
+  // 200 KB of nested arrays where the reader wants labels: an error.
+  const std::string nest = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p","labels":)" + nest + "}}]}"),
+            "c.json: items[0] (Pod p): metadata.labels: expected an object, got an array");
+  // In a field the reader skips: skipped without recursion (no stack overflow).
+  Result<Cluster> skipped =
+      ParseClusterJson(R"({"items":[{"kind":"Pod","metadata":{"name":"p"},"x":)" + nest + "}]}", "c.json");
+  ASSERT_TRUE(skipped.ok()) << skipped.status().message();
+  EXPECT_EQ(skipped->pods.size(), 1u);
+}
+
+TEST(SnapshotJson, ItemKeysInAnyOrder) {
+  // kind after spec, metadata last: the same result as kubectl's sorted keys.
+  Result<Cluster> r = ParseClusterJson(
+      R"({"items":[{"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"2"}},"name":"c"}],
+          "initContainers":[{"name":"i","resources":{"limits":{"nvidia.com/gpu":3}}}]},
+          "status":{"phase":"Running"},"kind":"Pod","metadata":{"namespace":"a","name":"p"}}],"kind":"List"})",
+      "c.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->pods.size(), 1u);
+  const Pod& p = r->pods[0];
+  EXPECT_EQ(p.name, "p");
+  EXPECT_EQ(p.namespace_, "a");
+  EXPECT_EQ(p.phase, "Running");
+  EXPECT_EQ(p.gpus, 3);  // max(sum of app containers 2, max of init containers 3)
+  ASSERT_EQ(p.containers.size(), 2u);
+  EXPECT_TRUE(p.containers[0].init);  // init containers first, as before
+  EXPECT_EQ(p.containers[1].name, "c");
+}
+
 TEST(SnapshotJson, WholeQuantities) {
   int64_t v = 0;
   EXPECT_TRUE(ParseWholeQuantity("8", &v));

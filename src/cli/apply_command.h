@@ -27,7 +27,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "audit/audit_store.h"
 #include "cli/plan_command.h"
+#include "kube/client.h"
 
 namespace kubeon::cli {
 
@@ -52,6 +54,12 @@ struct RevertArgs {
   int configmap_sync_seconds = 90;
   bool quiet = false;
 };
+
+// Opens the audit log at `path` (SQLite; the default path when empty) for
+// the cluster `client` reaches: a log of another cluster is refused before
+// anything is written to it.  Shared by apply, revert and the controller.
+Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& path, kube::KubeClient& client,
+                                                        bool create_if_missing);
 
 CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& args);
 int RunApply(const ApplyArgs& args, std::ostream& out, std::ostream& err);

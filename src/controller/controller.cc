@@ -244,6 +244,7 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
   apply::ApplyPolicyOptions po;
   po.lease_namespace = options_.lease_namespace;
   po.lease_holder = options_.identity;
+  po.lease_duration = options_.policy_lease;
   po.configmap_sync = options_.configmap_sync;
   po.now = [] { return std::chrono::floor<std::chrono::seconds>(SysClock::now()); };
   po.progress = [this, name = v.name](const std::string& line) {

@@ -47,6 +47,7 @@ struct ControllerOptions {
   cli::PlanArgs plan;       // history, prices, catalog, kubeconfig (from_cluster forced); policy_file: see below
   std::string policy_file;  // "" = GpuPolicy objects from the API
   std::string lease_namespace = "kube-system";  // per-policy executor Leases (apply/lease.h)
+  std::chrono::seconds policy_lease{60};
   std::string identity;                         // this replica (Lease holders, Events)
   std::chrono::seconds configmap_sync{90};
   std::chrono::seconds resync{600};

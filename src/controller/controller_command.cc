@@ -71,6 +71,9 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& a) {
   cmd->add_option("--leader-lease-seconds", a.leader_lease_seconds,
                   "Leader Lease duration; the leader stops acting after 2/3 of it without a renewal (default 15)")
       ->check(CLI::Range(3, 600));
+  cmd->add_option("--policy-lease-seconds", a.policy_lease_seconds,
+                  "Duration of the per-policy Lease held while a policy's steps run (default 60, as apply)")
+      ->check(CLI::Range(3, 3600));
   cmd->add_option("--prices", a.plan.prices_file, "YAML map of instance type to USD per hour");
   cmd->add_option("--catalog", a.plan.catalog_file, "MIG catalog JSON replacing the built-in one");
   cmd->add_option("--percentile", a.plan.percentile, "Quantile of compute samples taken as the compute peak")
@@ -139,6 +142,7 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   co.plan = a.plan;
   co.policy_file = a.plan.policy_file;
   co.lease_namespace = a.lease_namespace;
+  co.policy_lease = std::chrono::seconds(a.policy_lease_seconds);
   co.identity = identity;
   co.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
   co.resync = std::chrono::seconds(static_cast<int64_t>(resync_hours * 3600));

@@ -27,6 +27,7 @@ struct ControllerArgs {
   std::string lease_namespace = "kube-system";
   std::string identity;  // "" = $POD_NAME, else hostname/pid
   int leader_lease_seconds = 15;
+  int policy_lease_seconds = 60;
   int configmap_sync_seconds = 90;
 };
 

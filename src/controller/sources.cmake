@@ -13,3 +13,18 @@ set(AREA_DEPS kubeon_cli kubeon_apply kubeon_audit kubeon_kube kubeon_plan kubeo
     PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto CLI11::CLI11 nlohmann_json::nlohmann_json Threads::Threads)
 set(AREA_TESTS policy_view_test.cc metrics_test.cc json_log_test.cc policy_scope_test.cc policy_status_test.cc
     policy_object_test.cc)
+
+function(kubeon_controller_link_extras)
+  # controller_e2e_test: the kubeon-gpu binary's controller on kube-sim, a
+  # real Prometheus scraping it, two replicas and a SIGKILLed leader.
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu)
+    add_executable(controller_e2e_test ${PROJECT_SOURCE_DIR}/src/controller/controller_e2e_test.cc)
+    target_link_libraries(controller_e2e_test PRIVATE kubeon_controller GTest::gtest GTest::gtest_main)
+    target_compile_definitions(controller_e2e_test PRIVATE
+      KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
+      KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
+    add_dependencies(controller_e2e_test kube-sim kubeon-gpu)
+    gtest_discover_tests(controller_e2e_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 300)
+  endif()
+endfunction()
+cmake_language(DEFER CALL kubeon_controller_link_extras)

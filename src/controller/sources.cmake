@@ -12,13 +12,15 @@ set(AREA_SOURCES policy_view.cc metrics.cc json_log.cc policy_scope.cc policy_st
 set(AREA_DEPS kubeon_cli kubeon_apply kubeon_audit kubeon_kube kubeon_plan kubeon_policy kubeon_model
     PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto CLI11::CLI11 nlohmann_json::nlohmann_json Threads::Threads)
 set(AREA_TESTS policy_view_test.cc metrics_test.cc json_log_test.cc policy_scope_test.cc policy_status_test.cc
-    policy_object_test.cc leader_election_test.cc)
+    policy_object_test.cc leader_election_test.cc controller_test.cc)
 
 function(kubeon_controller_link_extras)
-  if(TARGET kube-sim AND TARGET leader_election_test)
-    add_dependencies(leader_election_test kube-sim)
-    target_compile_definitions(leader_election_test PRIVATE KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
-  endif()
+  foreach(t leader_election_test controller_test)
+    if(TARGET kube-sim AND TARGET ${t})
+      add_dependencies(${t} kube-sim)
+      target_compile_definitions(${t} PRIVATE KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
+    endif()
+  endforeach()
   # controller_e2e_test: the kubeon-gpu binary's controller on kube-sim, a
   # real Prometheus scraping it, two replicas and a SIGKILLed leader.
   if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu)

@@ -137,28 +137,9 @@ CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& a) {
       "was rolled back; 5 a rollback failed: its nodes stay cordoned and tainted (gpu.kubeon.io/step), see "
       "kubeon-gpu audit; 6 no order of changes fits the cluster: spare GPUs needed, nothing started; 1 other "
       "errors (nothing changed); 2 usage.");
-  cmd->add_option("--kubeconfig", a.plan.kubeconfig,
-                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
-  cmd->add_option("--context", a.plan.context, "kubeconfig context (default: current-context)");
-  CLI::Option* metrics = cmd->add_option("--metrics", a.plan.metrics_files,
-                                         "DCGM history file(s) (OpenMetrics with timestamps, or CSV); repeatable");
-  CLI::Option* prometheus =
-      cmd->add_option("--prometheus", a.plan.prometheus_url, "Read DCGM history from this Prometheus-compatible API");
-  metrics->excludes(prometheus);
-  cmd->add_option("--prometheus-token-file", a.plan.prometheus_token_file, "With --prometheus: bearer token file");
-  cmd->add_option("--prometheus-ca-file", a.plan.prometheus_ca_file, "With --prometheus: CA certificate file (PEM)");
-  cmd->add_option("--prometheus-header", a.plan.prometheus_headers, "With --prometheus: extra header; repeatable");
-  cmd->add_option("--prometheus-selector", a.plan.prometheus_selector, "With --prometheus: extra label matchers");
-  cmd->add_option("--lookback", a.plan.lookback, "With --prometheus: history window ending now (e.g. 14d)");
+  AddLivePlanFlags(cmd, a.plan, "--metrics");
   cmd->add_option("--policy", a.plan.policy_file, "GpuPolicy YAML file")->required();
   cmd->add_option("--policy-name", a.plan.policy_name, "Apply only the policy with this metadata.name");
-  cmd->add_option("--prices", a.plan.prices_file, "YAML map of instance type to USD per hour");
-  cmd->add_option("--catalog", a.plan.catalog_file, "MIG catalog JSON replacing the built-in one");
-  cmd->add_option("--percentile", a.plan.percentile, "Quantile of compute samples taken as the compute peak")
-      ->check(CLI::Range(0.5, 1.0));
-  cmd->add_option("--min-history", a.plan.min_history, "Workloads with less history are not candidates");
-  cmd->add_option("--operator-namespace", a.plan.operator_namespace,
-                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
   cmd->add_option("--audit-db", a.audit_db,
                   "Audit log (SQLite) recording every step before it is taken (default: "
                   "$XDG_STATE_HOME/kubeon/audit.db, else ~/.local/state/kubeon/audit.db)");

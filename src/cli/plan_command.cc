@@ -139,6 +139,29 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
   return cmd;
 }
 
+void AddLivePlanFlags(CLI::App* cmd, PlanArgs& a, const std::string& history_flag) {
+  cmd->add_option("--kubeconfig", a.kubeconfig,
+                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
+  cmd->add_option("--context", a.context, "kubeconfig context (default: current-context)");
+  CLI::Option* metrics = cmd->add_option(history_flag, a.metrics_files,
+                                         "DCGM history file(s) (OpenMetrics with timestamps, or CSV); repeatable");
+  CLI::Option* prometheus =
+      cmd->add_option("--prometheus", a.prometheus_url, "Read DCGM history from this Prometheus-compatible API");
+  metrics->excludes(prometheus);
+  cmd->add_option("--prometheus-token-file", a.prometheus_token_file, "With --prometheus: bearer token file");
+  cmd->add_option("--prometheus-ca-file", a.prometheus_ca_file, "With --prometheus: CA certificate file (PEM)");
+  cmd->add_option("--prometheus-header", a.prometheus_headers, "With --prometheus: extra header; repeatable");
+  cmd->add_option("--prometheus-selector", a.prometheus_selector, "With --prometheus: extra label matchers");
+  cmd->add_option("--lookback", a.lookback, "With --prometheus: history window ending now (e.g. 14d)");
+  cmd->add_option("--prices", a.prices_file, "YAML map of instance type to USD per hour");
+  cmd->add_option("--catalog", a.catalog_file, "MIG catalog JSON replacing the built-in one");
+  cmd->add_option("--percentile", a.percentile, "Quantile of compute samples taken as the compute peak")
+      ->check(CLI::Range(0.5, 1.0));
+  cmd->add_option("--min-history", a.min_history, "Workloads with less history are not candidates");
+  cmd->add_option("--operator-namespace", a.operator_namespace,
+                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
+}
+
 Result<mig::MigCatalog> LoadCatalog(const std::string& path) {
   if (path.empty()) return mig::MigCatalog::Builtin();
   std::ifstream in(path, std::ios::binary);

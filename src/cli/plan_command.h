@@ -53,6 +53,14 @@ struct PlanArgs {
 // Registers the subcommand and its flags on `app`; returns it.
 CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& args);
 
+// The flags `apply` and `controller` share to read the live cluster and the
+// history: --kubeconfig, --context, `history_flag` (e.g. "--metrics" or
+// "--history,--metrics") excluding --prometheus, --prometheus-token-file,
+// --prometheus-ca-file, --prometheus-header, --prometheus-selector,
+// --lookback, --prices, --catalog, --percentile, --min-history,
+// --operator-namespace.
+void AddLivePlanFlags(CLI::App* cmd, PlanArgs& args, const std::string& history_flag);
+
 // What BuildPlans read and planned.
 struct PlannedCluster {
   model::Cluster cluster;

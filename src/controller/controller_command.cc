@@ -41,20 +41,8 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& a) {
       "OverlappingPolicies) and neither is planned; a workload whose pods run on the nodes of two policies is "
       "listed in both statuses (conflicts) and moved by neither.\n\n"
       "Exit codes: 0 stopped by SIGTERM or SIGINT (the leader Lease is released); 1 start-up failed; 2 usage.");
-  cmd->add_option("--kubeconfig", a.plan.kubeconfig,
-                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
-  cmd->add_option("--context", a.plan.context, "kubeconfig context (default: current-context)");
+  cli::AddLivePlanFlags(cmd, a.plan, "--history,--metrics");
   cmd->add_option("--listen", a.listen, "HTTP listener HOST:PORT for /healthz, /readyz, /metrics (default 0.0.0.0:8080)");
-  CLI::Option* history = cmd->add_option("--history,--metrics", a.plan.metrics_files,
-                                         "DCGM history file(s) (OpenMetrics with timestamps, or CSV); repeatable");
-  CLI::Option* prometheus =
-      cmd->add_option("--prometheus", a.plan.prometheus_url, "Read DCGM history from this Prometheus-compatible API");
-  history->excludes(prometheus);
-  cmd->add_option("--prometheus-token-file", a.plan.prometheus_token_file, "With --prometheus: bearer token file");
-  cmd->add_option("--prometheus-ca-file", a.plan.prometheus_ca_file, "With --prometheus: CA certificate file (PEM)");
-  cmd->add_option("--prometheus-header", a.plan.prometheus_headers, "With --prometheus: extra header; repeatable");
-  cmd->add_option("--prometheus-selector", a.plan.prometheus_selector, "With --prometheus: extra label matchers");
-  cmd->add_option("--lookback", a.plan.lookback, "With --prometheus: history window ending now (default 14d)");
   cmd->add_option("--policy", a.plan.policy_file,
                   "Read the policies from this GpuPolicy YAML file instead of the API (clusters without the CRD; "
                   "no status is written)");
@@ -74,13 +62,6 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& a) {
   cmd->add_option("--policy-lease-seconds", a.policy_lease_seconds,
                   "Duration of the per-policy Lease held while a policy's steps run (default 60, as apply)")
       ->check(CLI::Range(3, 3600));
-  cmd->add_option("--prices", a.plan.prices_file, "YAML map of instance type to USD per hour");
-  cmd->add_option("--catalog", a.plan.catalog_file, "MIG catalog JSON replacing the built-in one");
-  cmd->add_option("--percentile", a.plan.percentile, "Quantile of compute samples taken as the compute peak")
-      ->check(CLI::Range(0.5, 1.0));
-  cmd->add_option("--min-history", a.plan.min_history, "Workloads with less history are not candidates");
-  cmd->add_option("--operator-namespace", a.plan.operator_namespace,
-                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
   cmd->add_option("--configmap-sync-seconds", a.configmap_sync_seconds,
                   "How long the kubelet takes to show a changed ConfigMap to the GPU Operator's pods (default 90)")
       ->check(CLI::Range(0, 3600));

@@ -74,14 +74,10 @@ class ControllerE2eTest : public ::testing::Test {
     json settings = {{"timeScale", 20}, {"configMapSyncDelayMs", 0}};
     Status s = sim_.Start(KUBE_SIM_BINARY, cli_testing::DemoWithSpare(kDemo), 120000, settings);
     ASSERT_TRUE(s.ok()) << s.message();
-    kube::LoadOptions o;
-    o.kubeconfig_path = sim_.token_kubeconfig();
-    auto cfg = kube::LoadRestConfig(o);
-    ASSERT_TRUE(cfg.ok());
-    token_ = cfg->token;
-    auto c = kube::KubeClient::Connect(*cfg);
-    ASSERT_TRUE(c.ok());
+    auto c = sim_.AdminClient();
+    ASSERT_TRUE(c.ok()) << c.status().message();
     client_ = std::move(c).value();
+    token_ = client_->config().token;
     // The demo's policy in Auto mode, its window always open.
     std::string policy = ReadText(kDemo + "policy.yaml");
     policy = std::regex_replace(policy, std::regex("mode: Proposal"), "mode: Auto");

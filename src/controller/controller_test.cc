@@ -32,12 +32,8 @@ class ControllerTest : public ::testing::Test {
     std::ifstream in(kDemo + "cluster.json");
     Status s = sim_.Start(KUBE_SIM_BINARY, nlohmann::json::parse(in), 120000);
     ASSERT_TRUE(s.ok()) << s.message();
-    kube::LoadOptions o;
-    o.kubeconfig_path = sim_.token_kubeconfig();
-    auto cfg = kube::LoadRestConfig(o);
-    ASSERT_TRUE(cfg.ok());
-    auto c = kube::KubeClient::Connect(*cfg);
-    ASSERT_TRUE(c.ok());
+    auto c = sim_.AdminClient();
+    ASSERT_TRUE(c.ok()) << c.status().message();
     client_ = std::move(c).value();
     policy_file_ = ::testing::TempDir() + "controller_test_policy_" + std::to_string(getpid()) + ".yaml";
   }

@@ -36,12 +36,8 @@ class LeaderElectionTest : public ::testing::Test {
     shape.pods_per_deployment = 1;
     Status s = sim_.Start(KUBE_SIM_BINARY, kube::testing::MakeSimCluster(shape));
     ASSERT_TRUE(s.ok()) << s.message();
-    kube::LoadOptions o;
-    o.kubeconfig_path = sim_.token_kubeconfig();
-    auto cfg = kube::LoadRestConfig(o);
-    ASSERT_TRUE(cfg.ok());
-    auto c = kube::KubeClient::Connect(*cfg);
-    ASSERT_TRUE(c.ok());
+    auto c = sim_.AdminClient();
+    ASSERT_TRUE(c.ok()) << c.status().message();
     client_ = std::move(c).value();
   }
 

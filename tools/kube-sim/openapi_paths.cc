@@ -86,7 +86,7 @@ struct Builder {
   void Write(OpenApiOperation& op, bool patch) const {
     for (auto& p : WriteParams(patch)) op.params.push_back(p);
     op.body = patch ? "io.k8s.apimachinery.pkg.apis.meta.v1.Patch" : op.response;
-    op.consumes = !patch ? kJsonBody : type.group.find('.') != std::string::npos ? kCustomPatch : kBuiltinPatch;
+    op.consumes = !patch ? kJsonBody : type.custom != nullptr ? kCustomPatch : kBuiltinPatch;
   }
 };
 

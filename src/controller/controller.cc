@@ -140,6 +140,7 @@ void Controller::Reconcile() {
       if (!p.ok()) {
         v.error = p.status().message();
         v.error_reason = "InvalidPolicy";
+        log_.Warn(v.error, {{"policy", name}});
       } else {
         v.policy = std::move(p.value());
       }

@@ -95,11 +95,11 @@ class ControllerE2eTest : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
 
-  std::vector<std::string> ControllerArgs(const std::string& identity, int port) {
-    return {"controller",
+  // from_api: the GpuPolicy objects of the cluster; else dir/policy.yaml.
+  std::vector<std::string> ControllerArgs(const std::string& identity, int port, bool from_api) {
+    std::vector<std::string> args = {"controller",
             "--kubeconfig", sim_.token_kubeconfig(),
             "--history", kDemo + "history.om",
-            "--policy", (dir_ / "policy.yaml").string(),
             "--prices", kDemo + "prices.yaml",
             "--audit-db", db(),
             "--listen", "127.0.0.1:" + std::to_string(port),
@@ -109,10 +109,16 @@ class ControllerE2eTest : public ::testing::Test {
             "--policy-lease-seconds", "15",
             "--resync", "2s",
             "--configmap-sync-seconds", "0"};
+    if (!from_api) {
+      args.push_back("--policy");
+      args.push_back((dir_ / "policy.yaml").string());
+    }
+    return args;
   }
 
-  pid_t StartController(const std::string& identity, int port, int crash_after = 0) {
-    pid_t pid = cli_testing::SpawnGpu(KUBEON_GPU_BINARY, ControllerArgs(identity, port), crash_after, dir_, identity);
+  pid_t StartController(const std::string& identity, int port, int crash_after = 0, bool from_api = false) {
+    pid_t pid = cli_testing::SpawnGpu(KUBEON_GPU_BINARY, ControllerArgs(identity, port, from_api), crash_after, dir_,
+                                      identity);
     EXPECT_GT(pid, 0);
     if (pid > 0) children_.push_back(pid);
     return pid;
@@ -168,17 +174,72 @@ class ControllerE2eTest : public ::testing::Test {
   std::vector<pid_t> children_;
 };
 
-TEST_F(ControllerE2eTest, AppliesCleanStepsServesMetricsAndPrometheusScrapesThem) {
+TEST_F(ControllerE2eTest, AppliesCleanStepsWritesStatusServesMetricsAndPrometheusScrapesThem) {
+  // The GpuPolicy CRD and the policy, as an operator installs them.
+  // (Two runs: kubectl maps every file's kinds before it creates the CRD.)
+  for (const std::string& file : {std::string(KUBEON_SOURCE_DIR) + "/deploy/crd-gpupolicy.yaml", (dir_ / "policy.yaml").string()}) {
+    auto [rc, out] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() + " apply -f " + file +
+                                               " 2>&1");
+    if (rc == 127) GTEST_SKIP() << "no kubectl";
+    ASSERT_EQ(rc, 0) << out;
+  }
   const int port = prom::FreePort();
-  const pid_t pid = StartController("solo", port);
+  const pid_t pid = StartController("solo", port, 0, /*from_api=*/true);
   ASSERT_GT(pid, 0);
   // Step 1 (A100) is flagged and waits for a reviewer; steps 2 and 3 (the
   // spare nodes' pools) are clean: Auto takes them.
   ASSERT_TRUE(WaitFor([&] { return CountIn(audit::ChangeState::kDone) == 2; }, std::chrono::seconds(90)))
       << ReadText(dir_ / "solo.stderr");
   EXPECT_EQ(CountIn(audit::ChangeState::kProposed), 1);
+  std::string flagged;
+  for (const auto& c : Changes()) {
+    if (c.state == audit::ChangeState::kProposed) flagged = c.id;
+  }
   EXPECT_EQ(LeaseHolder("kube-system", "kubeon-gpu-controller"), "solo");
   ExpectNodesSettled();
+
+  // The policy's status after the pass that saw both steps done.
+  const std::string policy_path = "/apis/gpu.kubeon.io/v1/gpupolicies/gpu-sharing";
+  json status;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto p = client_->Get(policy_path);
+        if (!p.ok()) return false;
+        status = p->value("status", json::object());
+        return status.contains("lastChange") && status["lastChange"].value("state", "") == "done" &&
+               status.value("pendingApprovals", json::array()) == json::array({flagged});
+      },
+      std::chrono::seconds(30)))
+      << status.dump(2);
+  EXPECT_EQ(status["observedGeneration"], 1);
+  EXPECT_GT(status["lastPlan"]["gpusBefore"].get<int>(), status["lastPlan"]["gpusAfter"].get<int>());
+  EXPECT_EQ(status["lastPlan"]["planHash"].get<std::string>().size(), 64u);
+  std::map<std::string, json> conditions;
+  for (const auto& c : status["conditions"]) conditions[c["type"]] = c;
+  EXPECT_EQ(conditions["Ready"]["status"], "True") << status.dump(2);
+  EXPECT_EQ(conditions["WindowOpen"]["status"], "True");
+  EXPECT_EQ(conditions["Degraded"]["status"], "False");
+  // Events on the policy: the plan and each step.
+  auto events = client_->List("/api/v1/namespaces/default/events");
+  ASSERT_TRUE(events.ok());
+  std::map<std::string, int> reasons;
+  for (const auto& e : events->items) {
+    if (e["involvedObject"].value("kind", "") == "GpuPolicy" && e["involvedObject"].value("name", "") == "gpu-sharing") {
+      ++reasons[e.value("reason", "")];
+    }
+  }
+  EXPECT_GE(reasons["PlanChanged"], 1);
+  EXPECT_EQ(reasons["StepStarted"], 2);
+  EXPECT_EQ(reasons["StepDone"], 2);
+  // A change of the spec is planned again (the watch sees the new generation).
+  auto patched = client_->Patch(policy_path, kube::PatchType::kMerge, {{"spec", {{"mig", {{"headroom", "25%"}}}}}});
+  ASSERT_TRUE(patched.ok()) << patched.error().ToString();
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto p = client_->Get(policy_path);
+        return p.ok() && p->value("status", json::object()).value("observedGeneration", 0) == 2;
+      },
+      std::chrono::seconds(30)));
 
   EXPECT_EQ(HttpGet(port, "/healthz").first, 200);
   EXPECT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz").first == 200; }, std::chrono::seconds(10)));

@@ -9,9 +9,10 @@ namespace kubeon::controller {
 Result<policy::GpuPolicy> ParsePolicyObject(const nlohmann::json& object, const policy::ProfileExistsFn& exists) {
   std::string name = "(unnamed)";
   nlohmann::json doc = nlohmann::json::object();
-  for (const char* key : {"apiVersion", "kind", "spec"}) {
-    if (object.contains(key)) doc[key] = object[key];
-  }
+  // Items of a list carry no apiVersion and kind (the list does): they are the GpuPolicy's.
+  doc["apiVersion"] = object.value("apiVersion", std::string(policy::kPolicyApiVersion));
+  doc["kind"] = object.value("kind", std::string(policy::kPolicyKind));
+  if (object.contains("spec")) doc["spec"] = object["spec"];
   if (object.contains("metadata") && object["metadata"].is_object()) {
     const nlohmann::json& m = object["metadata"];
     doc["metadata"] = nlohmann::json::object();

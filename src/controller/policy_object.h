@@ -1,7 +1,8 @@
 // ParsePolicyObject: a GpuPolicy object as the API serves it (JSON, which is
 // YAML) through the same parser and checks as a policy file
-// (policy/gpu_policy.h).  Only apiVersion, kind, metadata.name / labels /
-// annotations and spec are given to the parser: the fields the API server
+// (policy/gpu_policy.h).  Only apiVersion and kind (the GpuPolicy's when
+// absent, as in list items), metadata.name / labels / annotations and spec
+// are given to the parser: the fields the API server
 // adds (uid, resourceVersion, generation, managedFields, status, ...) are
 // not the user's.
 // Errors name the object instead of a file line, one per line:

@@ -40,6 +40,15 @@ TEST(PolicyObject, ServerFieldsAreIgnored) {
   EXPECT_EQ(p->file, "GpuPolicy weekend");
 }
 
+TEST(PolicyObject, ListItemsWithoutApiVersionAndKind) {
+  json item = Object({{"kind", "Sharing"}});
+  item.erase("apiVersion");
+  item.erase("kind");
+  Result<policy::GpuPolicy> p = ParsePolicyObject(item, Exists());
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->mode, policy::Mode::kProposal);
+}
+
 TEST(PolicyObject, ErrorsNameTheObjectAndField) {
   Result<policy::GpuPolicy> p =
       ParsePolicyObject(Object({{"kind", "Sharing"}, {"mode", "Sometimes"}, {"mig", {{"headroom", "500%"}}}}), Exists());

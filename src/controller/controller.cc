@@ -68,11 +68,20 @@ void Controller::CountApiError(const std::string& verb, int code) {
   metrics_.Add("kubeon_gpu_api_errors_total", {verb, std::to_string(code)});
 }
 
+void Controller::RecordEvent(const std::string& policy, const std::string& uid, const std::string& type,
+                             const std::string& reason, const std::string& message) {
+  kube::ApiResult<json> r = events_.Record(policy, uid, type, reason, message, Now());
+  if (!r.ok()) {
+    CountApiError(r.error().verb, r.error().http_status);
+    log_.Warn("cannot record Event " + reason + ": " + r.error().ToString(), {{"policy", policy}});
+  }
+}
+
 Result<std::vector<Controller::PolicyObject>> Controller::ReadPolicyObjects() {
   std::vector<PolicyObject> out;
   kube::ApiResult<kube::ListResult> list = client_.List(kPolicies);
   if (!list.ok()) {
-    CountApiError("list", list.error().http_status);
+    CountApiError(list.error().verb, list.error().http_status);
     return list.status();
   }
   for (const auto& item : list->items) {
@@ -235,10 +244,7 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
     const std::string message = "plan: " + std::to_string(s.gpus_before) + " GPUs -> " +
                                 std::to_string(s.gpus_after) + ", " + Money(s.monthly_savings_usd) + "/month in " +
                                 std::to_string(v.plan->schedule.steps.size()) + " step(s)";
-    if (Status e = events_.Record(v.name, object.uid, "Normal", "PlanChanged", message, Now()); !e.ok()) {
-      CountApiError("create", 0);
-      log_.Warn("cannot record Event: " + e.message(), {{"policy", v.name}});
-    }
+    RecordEvent(v.name, object.uid, "Normal", "PlanChanged", message);
     plan_hash_[v.name] = hash;
   }
   if (!store_) return;
@@ -269,8 +275,8 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
   };
   po.on_step_started = [&, name = v.name](const plan::ScheduleStep& step) {
     log_.Info("step started", {{"policy", name}, {"change", step.id}});
-    (void)events_.Record(name, object.uid, "Normal", "StepStarted",
-                         "change " + step.id + " started on " + std::to_string(step.nodes.size()) + " node(s)", Now());
+    RecordEvent(name, object.uid, "Normal", "StepStarted",
+                "change " + step.id + " started on " + std::to_string(step.nodes.size()) + " node(s)");
   };
   po.on_step_finished = [&, name = v.name](const plan::ScheduleStep& step, const apply::StepOutcome& o,
                                            std::chrono::duration<double> took) {
@@ -280,16 +286,14 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
     const bool ok = o.kind == apply::OutcomeKind::kDone;
     (ok ? log_.Info("step " + outcome, {{"policy", name}, {"change", step.id}})
         : log_.Warn("step " + outcome + ": " + o.cause, {{"policy", name}, {"change", step.id}}));
-    (void)events_.Record(name, object.uid, ok ? "Normal" : "Warning", EventReason(o.kind),
-                         "change " + step.id + " " + outcome + (o.cause.empty() ? "" : ": " + o.cause), Now());
+    RecordEvent(name, object.uid, ok ? "Normal" : "Warning", EventReason(o.kind),
+                "change " + step.id + " " + outcome + (o.cause.empty() ? "" : ": " + o.cause));
   };
   po.on_resumed = [&, name = v.name](const apply::StepOutcome& o) {
     metrics_.Add("kubeon_gpu_changes_total", {name, apply::OutcomeName(o.kind)});
-    (void)events_.Record(name, object.uid, o.kind == apply::OutcomeKind::kDone ? "Normal" : "Warning",
-                         EventReason(o.kind),
-                         "change " + o.change_id + " left half way by an earlier executor: " +
-                             apply::OutcomeName(o.kind) + (o.cause.empty() ? "" : ": " + o.cause),
-                         Now());
+    RecordEvent(name, object.uid, o.kind == apply::OutcomeKind::kDone ? "Normal" : "Warning", EventReason(o.kind),
+                "change " + o.change_id + " left half way by an earlier executor: " + apply::OutcomeName(o.kind) +
+                    (o.cause.empty() ? "" : ": " + o.cause));
   };
   apply::ApplyPolicyResult r =
       apply::ApplyPolicy(client_, store_, clock_,
@@ -324,10 +328,11 @@ void Controller::WriteStatus(const PolicyView& v) {
       log_.Warn("cannot read the audit log: " + records.status().message(), {{"policy", v.name}});
     }
   }
-  Status s = WritePolicyStatus(client_, v.name, [&](const json& previous) { return BuildPolicyStatus(previous, v, in); });
-  if (!s.ok()) {
-    CountApiError("update", 0);
-    log_.Warn("cannot write status: " + s.message(), {{"policy", v.name}});
+  kube::ApiResult<json> r =
+      WritePolicyStatus(client_, v.name, [&](const json& previous) { return BuildPolicyStatus(previous, v, in); });
+  if (!r.ok()) {
+    CountApiError(r.error().verb, r.error().http_status);
+    log_.Warn("cannot write status: " + r.error().ToString(), {{"policy", v.name}});
   }
 }
 
@@ -381,7 +386,7 @@ void Controller::WatchPolicies(const std::atomic<bool>& stop) {
       return !stop.load();
     });
     if (!r.ok() && !stop.load()) {
-      CountApiError("watch", r.error().http_status);
+      CountApiError(r.error().verb, r.error().http_status);
       log_.Warn("watch of GpuPolicies ended: " + r.error().ToString() + "; watching again in 5s");
       for (int i = 0; i < 50 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }

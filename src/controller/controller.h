@@ -81,7 +81,11 @@ class Controller {
     int64_t generation = 0;
   };
   Result<std::vector<PolicyObject>> ReadPolicyObjects();
+  // kubeon_gpu_api_errors_total for the controller's own calls (the
+  // executor's errors end up in its outcomes and the step log).
   void CountApiError(const std::string& verb, int code);
+  void RecordEvent(const std::string& policy, const std::string& uid, const std::string& type,
+                   const std::string& reason, const std::string& message);
   void Beat();
   bool Leading() const { return leader_ == nullptr || leader_->IsLeader(); }
   void Act(const PolicyView& view, const PolicyObject& object, const cli::PlanInputs& inputs,

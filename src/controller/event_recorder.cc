@@ -14,7 +14,7 @@ EventRecorder::EventRecorder(kube::KubeClient& client, std::string instance, std
   seq_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
 }
 
-Status EventRecorder::Record(const std::string& policy, const std::string& policy_uid, const std::string& type,
+kube::ApiResult<nlohmann::json> EventRecorder::Record(const std::string& policy, const std::string& policy_uid, const std::string& type,
                              const std::string& reason, const std::string& message, const std::string& now) {
   char suffix[24];
   std::snprintf(suffix, sizeof(suffix), "%016llx", static_cast<unsigned long long>(seq_.fetch_add(1)));
@@ -34,7 +34,7 @@ Status EventRecorder::Record(const std::string& policy, const std::string& polic
       {"firstTimestamp", now},
       {"lastTimestamp", now},
       {"count", 1}};
-  return client_.Create("/api/v1/namespaces/" + namespace_ + "/events", event).status();
+  return client_.Create("/api/v1/namespaces/" + namespace_ + "/events", event);
 }
 
 }  // namespace kubeon::controller

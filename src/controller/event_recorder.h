@@ -8,14 +8,16 @@
 // reportingController are "kubeon-gpu-controller", reportingInstance the
 // replica's identity.  type Normal or Warning; reason CamelCase (StepStarted,
 // StepDone, StepRolledBack, StepFailed, PlanChanged).
-// Failures to record are returned, never retried: an Event is best effort.
+// Failures to record are returned (the API's error), never retried: an Event
+// is best effort.
 #pragma once
 
 #include <atomic>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "kube/client.h"
-#include "model/status.h"
 
 namespace kubeon::controller {
 
@@ -24,7 +26,7 @@ class EventRecorder {
   // REQUIRES: client outlives the recorder.
   EventRecorder(kube::KubeClient& client, std::string instance, std::string namespace_ = "default");
 
-  Status Record(const std::string& policy, const std::string& policy_uid, const std::string& type,
+  kube::ApiResult<nlohmann::json> Record(const std::string& policy, const std::string& policy_uid, const std::string& type,
                 const std::string& reason, const std::string& message, const std::string& now);
 
  private:

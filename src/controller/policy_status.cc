@@ -113,7 +113,7 @@ json BuildPolicyStatus(const json& previous, const PolicyView& view, const Polic
   return status;
 }
 
-Status WritePolicyStatus(kube::KubeClient& client, const std::string& name,
+kube::ApiResult<json> WritePolicyStatus(kube::KubeClient& client, const std::string& name,
                          const std::function<json(const json& previous)>& build) {
   const std::string path = "/apis/gpu.kubeon.io/v1/gpupolicies/" + name + "/status";
   kube::ApiResult<json> r = client.UpdateWithRetry(path, [&](json& object) {
@@ -121,8 +121,8 @@ Status WritePolicyStatus(kube::KubeClient& client, const std::string& name,
     object["status"] = build(previous);
     return Status::Ok();
   });
-  if (!r.ok() && r.error().http_status == 404) return Status::Ok();
-  return r.status();
+  if (!r.ok() && r.error().http_status == 404) return json::object();
+  return r;
 }
 
 }  // namespace kubeon::controller

@@ -56,8 +56,9 @@ nlohmann::json BuildPolicyStatus(const nlohmann::json& previous, const PolicyVie
 
 // PUT /apis/gpu.kubeon.io/v1/gpupolicies/NAME/status with the object's
 // resourceVersion (re-read and retried on a conflict); `build` makes the
-// status from the current one.  An object deleted meanwhile is not an error.
-Status WritePolicyStatus(kube::KubeClient& client, const std::string& name,
+// status from the current one.  An object deleted meanwhile is not an error
+// (the result is then an empty object).
+kube::ApiResult<nlohmann::json> WritePolicyStatus(kube::KubeClient& client, const std::string& name,
                          const std::function<nlohmann::json(const nlohmann::json& previous)>& build);
 
 }  // namespace kubeon::controller

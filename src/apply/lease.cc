@@ -69,11 +69,17 @@ PolicyLease::PolicyLease(kube::KubeClient& client, LeaseOptions options)
   if (options_.holder.empty()) options_.holder = MakeHolderIdentity("kubeon-gpu");
 }
 
-std::string PolicyLease::Path() const {
-  return "/apis/coordination.k8s.io/v1/namespaces/" + options_.namespace_ + "/leases/" + LeaseName(options_.policy);
+std::string PolicyLease::Name() const { return options_.name.empty() ? LeaseName(options_.policy) : options_.name; }
+
+std::string PolicyLease::Subject() const {
+  return options_.subject.empty() ? "policy " + options_.policy : options_.subject;
 }
 
-std::string PolicyLease::Describe() const { return options_.namespace_ + "/" + LeaseName(options_.policy); }
+std::string PolicyLease::Path() const {
+  return "/apis/coordination.k8s.io/v1/namespaces/" + options_.namespace_ + "/leases/" + Name();
+}
+
+std::string PolicyLease::Describe() const { return options_.namespace_ + "/" + Name(); }
 
 nlohmann::json PolicyLease::Spec(bool transition, const nlohmann::json& previous) const {
   const std::string now = FormatMicroTime(options_.now());
@@ -102,7 +108,7 @@ Status PolicyLease::Acquire() {
     nlohmann::json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                             {"kind", "Lease"},
                             {"metadata",
-                             {{"name", LeaseName(options_.policy)},
+                             {{"name", Name()},
                               {"namespace", options_.namespace_},
                               {"labels", {{"app.kubernetes.io/managed-by", "kubeon-gpu"}}}}},
                             {"spec", Spec(true, nlohmann::json())}};
@@ -122,7 +128,7 @@ Status PolicyLease::Acquire() {
   const bool ours = holder == options_.holder;
   if (!ours && !holder.empty() && expires && *expires > now) {
     const auto left = std::chrono::duration_cast<std::chrono::seconds>(*expires - now).count();
-    return Status::Error("policy " + options_.policy + " is being changed by " + holder + " (Lease " + Describe() +
+    return Status::Error(Subject() + " is being changed by " + holder + " (Lease " + Describe() +
                          " expires in " + std::to_string(left) + "s unless renewed); try again later");
   }
   nlohmann::json lease = *current;
@@ -130,7 +136,7 @@ Status PolicyLease::Acquire() {
   kube::ApiResult<nlohmann::json> updated = client_.Update(Path(), lease);
   if (!updated.ok()) {
     if (updated.error().http_status == 409) {
-      return Status::Error("policy " + options_.policy + ": another executor took Lease " + Describe() +
+      return Status::Error(Subject() + ": another executor took Lease " + Describe() +
                            " at the same moment; try again later");
     }
     return Status::Error("cannot take Lease " + Describe() + ": " + updated.error().ToString());

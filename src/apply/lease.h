@@ -44,6 +44,11 @@ using WallClock = std::function<std::chrono::system_clock::time_point()>;
 struct LeaseOptions {
   std::string namespace_ = "kube-system";
   std::string policy;  // the GpuPolicy's name
+  // The Lease's name when it is not a policy's (the controller's leader
+  // election: "kubeon-gpu-controller"); "" = LeaseName(policy).  `subject`
+  // names what the Lease guards in error messages ("" = "policy <policy>").
+  std::string name;
+  std::string subject;
   std::string holder;  // this executor's identity; "" = MakeHolderIdentity("kubeon-gpu")
   std::chrono::seconds duration{60};
   WallClock now = [] { return std::chrono::system_clock::now(); };
@@ -57,7 +62,7 @@ std::string LeaseName(const std::string& policy);
 
 class PolicyLease {
  public:
-  // REQUIRES: client outlives the lease; options.policy non-empty.
+  // REQUIRES: client outlives the lease; options.policy or options.name non-empty.
   PolicyLease(kube::KubeClient& client, LeaseOptions options);
 
   Status Acquire();
@@ -71,6 +76,8 @@ class PolicyLease {
 
  private:
   std::string Path() const;
+  std::string Name() const;
+  std::string Subject() const;
   nlohmann::json Spec(bool transition, const nlohmann::json& previous) const;
 
   kube::KubeClient& client_;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apply/apply_policy.h"
 #include "apply/apply_run.h"
 #include "apply/clock.h"
 #include "apply/lease.h"
@@ -37,8 +38,8 @@ Result<std::unique_ptr<kube::KubeClient>> Connect(const std::string& kubeconfig,
   return kube::ConnectWithOptions(o);
 }
 
-// Opens the audit log --audit-db names (audit_db.h) for the cluster `client`
-// reaches: a log of another cluster is refused before anything is written to it.
+}  // namespace
+
 Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& flag, kube::KubeClient& client,
                                                         bool create_if_missing) {
   AuditDbRequest r;
@@ -51,28 +52,10 @@ Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& flag,
   return std::move(db->store);
 }
 
-apply::StepArtifacts ArtifactsOf(const plan::Plan& plan, const model::Cluster& cluster, const PlanArgs& args) {
-  apply::StepArtifacts a;
-  plan::PlannerOptions po;
-  po.operator_namespace = args.operator_namespace;
-  a.operator_namespace = plan::OperatorNamespace(cluster, po);
-  a.mig_configmap = po.mig_configmap_name;  // the names the plan's ConfigMaps carry
-  a.mig_parted_config = plan.artifacts.mig_parted_config;
-  a.device_plugin_configmap = po.device_plugin_configmap_name;
-  a.device_plugin_configs = plan.artifacts.device_plugin_configs;
-  return a;
-}
+namespace {
 
-apply::StepResult ToResult(const apply::StepOutcome& o) {
-  apply::StepResult r;
-  switch (o.kind) {
-    case apply::OutcomeKind::kDone: r.kind = apply::StepResultKind::kDone; break;
-    case apply::OutcomeKind::kRolledBack: r.kind = apply::StepResultKind::kRolledBack; break;
-    case apply::OutcomeKind::kRollbackFailed:
-    case apply::OutcomeKind::kCrashed: r.kind = apply::StepResultKind::kRollbackFailed; break;
-  }
-  r.message = o.cause;
-  return r;
+apply::StepArtifacts ArtifactsOf(const plan::Plan& plan, const model::Cluster& cluster, const PlanArgs& args) {
+  return apply::ArtifactsFor(plan, cluster, args.operator_namespace);
 }
 
 std::string Money(double usd) {
@@ -147,28 +130,9 @@ CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& a) {
       "was rolled back; 5 a rollback failed: its nodes stay cordoned and tainted (gpu.kubeon.io/step), see "
       "kubeon-gpu audit; 6 no order of changes fits the cluster: spare GPUs needed, nothing started; 1 other "
       "errors (nothing changed); 2 usage.");
-  cmd->add_option("--kubeconfig", a.plan.kubeconfig,
-                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
-  cmd->add_option("--context", a.plan.context, "kubeconfig context (default: current-context)");
-  CLI::Option* metrics = cmd->add_option("--metrics", a.plan.metrics_files,
-                                         "DCGM history file(s) (OpenMetrics with timestamps, or CSV); repeatable");
-  CLI::Option* prometheus =
-      cmd->add_option("--prometheus", a.plan.prometheus_url, "Read DCGM history from this Prometheus-compatible API");
-  metrics->excludes(prometheus);
-  cmd->add_option("--prometheus-token-file", a.plan.prometheus_token_file, "With --prometheus: bearer token file");
-  cmd->add_option("--prometheus-ca-file", a.plan.prometheus_ca_file, "With --prometheus: CA certificate file (PEM)");
-  cmd->add_option("--prometheus-header", a.plan.prometheus_headers, "With --prometheus: extra header; repeatable");
-  cmd->add_option("--prometheus-selector", a.plan.prometheus_selector, "With --prometheus: extra label matchers");
-  cmd->add_option("--lookback", a.plan.lookback, "With --prometheus: history window ending now (e.g. 14d)");
+  AddLivePlanFlags(cmd, a.plan, "--metrics");
   cmd->add_option("--policy", a.plan.policy_file, "GpuPolicy YAML file")->required();
   cmd->add_option("--policy-name", a.plan.policy_name, "Apply only the policy with this metadata.name");
-  cmd->add_option("--prices", a.plan.prices_file, "YAML map of instance type to USD per hour");
-  cmd->add_option("--catalog", a.plan.catalog_file, "MIG catalog JSON replacing the built-in one");
-  cmd->add_option("--percentile", a.plan.percentile, "Quantile of compute samples taken as the compute peak")
-      ->check(CLI::Range(0.5, 1.0));
-  cmd->add_option("--min-history", a.plan.min_history, "Workloads with less history are not candidates");
-  cmd->add_option("--operator-namespace", a.plan.operator_namespace,
-                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
   AddAuditDbOption(cmd, a.audit_db);
   cmd->add_option("--mode", a.mode, "Override the policy's mode for this run: Proposal, Approve or Auto")
       ->check(CLI::IsMember({"Proposal", "Approve", "Auto"}));
@@ -239,80 +203,30 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<apply::ApplyReport> reports;
   bool resume_failed = false, resume_rolled_back = false;
   for (size_t i = 0; i < planned->plans.size(); ++i) {
-    plan::Plan plan = planned->plans[i];
     const policy::GpuPolicy& policy = planned->policies[i];
-    const policy::Mode mode = mode_override.value_or(policy.mode);
-    const bool writes = !a.dry_run && mode != policy::Mode::kProposal;
-    apply::LeaseOptions lo;
-    lo.namespace_ = a.lease_namespace;
-    lo.policy = policy.name;
-    apply::PolicyLease lease(**client, lo);
-    if (writes) {
-      Status held = lease.Acquire();
-      if (!held.ok()) {
-        apply::ApplyReport r;
-        r.policy = policy.name;
-        r.error = held.message();
-        progress("policy " + policy.name + ": " + held.message());
-        reports.push_back(std::move(r));
-        continue;
-      }
-      progress("policy " + policy.name + ": holding Lease " + lease.Describe());
-    }
-    apply::StepOptions so;
-    so.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
-    so.patch_gitops_owners = policy.patch_gitops_owners;
-    std::optional<apply::StepContext> ctx;  // only when the run may write (the store is open)
-    if (store) ctx.emplace(**client, *store, clock, ArtifactsOf(plan, planned->cluster, pa), so, policy.name, progress);
-    if (writes) {
-      const std::vector<apply::StepOutcome> resumed = apply::ResumeOrRollback(*ctx);
-      for (const apply::StepOutcome& o : resumed) {
-        progress("change " + o.change_id + " left half way by an earlier run: " + apply::OutcomeName(o.kind) +
-                 (o.cause.empty() ? "" : ": " + o.cause));
-        if (o.kind == apply::OutcomeKind::kRollbackFailed) resume_failed = true;
-        if (o.kind == apply::OutcomeKind::kRolledBack) resume_rolled_back = true;
-      }
-      if (!resumed.empty()) {
-        // The plan was made from the half-done cluster: make it again.
-        progress("planning again now that the cluster is settled ...");
-        Result<PlannedCluster> again = BuildPlans(pa, progress, &code);
-        if (!again.ok()) {
-          err << "error: " << again.status().message() << "\n";
-          Status released = lease.Release();
-          if (!released.ok()) progress("warning: " + released.message());
-          return code;
-        }
-        plan = again->plans[i];
-        ctx.emplace(**client, *store, clock, ArtifactsOf(plan, again->cluster, pa), so, policy.name, progress);
-      }
-    }
-    apply::ApplyOptions ao;
-    ao.mode = mode;
-    ao.now = now_fn;
-    ao.dry_run = a.dry_run;
-    ao.progress = progress;
-    if (writes) ao.renew_lease = [&lease] { return lease.Renew(); };
-    auto run_step = [&](const plan::ScheduleStep& step) {
-      apply::StepContext step_ctx = *ctx;  // REQUIRES: writes (ApplyPlan runs no step otherwise)
-      if (policy.window) {
-        const auto now = now_fn();
-        const auto close = policy.window->CloseOf(now);
-        if (close != std::chrono::sys_seconds::max()) {
-          step_ctx.options.hard_deadline = SysClock::now() + (close - now);
-        }
-      }
-      // The step may outlast the Lease: keep renewing it while it runs.
-      apply::LeaseKeeper keeper(lease, std::chrono::duration_cast<std::chrono::milliseconds>(lo.duration) / 3);
-      apply::StepOutcome o = apply::RunStep(step_ctx, step);
-      if (keeper.lost()) progress("warning: " + keeper.error());
-      for (const auto& p : o.gitops_patches) progress("GitOps-managed, not patched; commit this to its repository: " + p);
-      return ToResult(o);
+    apply::ApplyPolicyOptions po;
+    po.mode_override = mode_override;
+    po.dry_run = a.dry_run;
+    po.lease_namespace = a.lease_namespace;
+    po.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
+    po.now = now_fn;
+    po.progress = progress;
+    po.replan = [&]() -> Result<apply::PlannedPolicy> {
+      Result<PlannedCluster> again = BuildPlans(pa, progress, &code);
+      if (!again.ok()) return again.status();
+      return apply::PlannedPolicy{again->plans[i], ArtifactsOf(again->plans[i], again->cluster, pa)};
     };
-    reports.push_back(apply::ApplyPlan(plan, policy, store.get(), ao, run_step));
-    if (writes) {
-      Status released = lease.Release();
-      if (!released.ok()) progress("warning: " + released.message());
+    apply::ApplyPolicyResult r =
+        apply::ApplyPolicy(**client, store.get(), clock,
+                           apply::PlannedPolicy{planned->plans[i], ArtifactsOf(planned->plans[i], planned->cluster, pa)},
+                           policy, po);
+    if (!r.fatal.ok()) {
+      err << "error: " << r.fatal.message() << "\n";
+      return code;
     }
+    resume_failed = resume_failed || r.resume_failed;
+    resume_rolled_back = resume_rolled_back || r.resume_rolled_back;
+    reports.push_back(std::move(r.report));
   }
   int exit_code = apply::ApplyExitCode(reports);
   if (resume_failed) {

@@ -28,7 +28,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "audit/audit_store.h"
 #include "cli/plan_command.h"
+#include "kube/client.h"
 
 namespace kubeon::cli {
 
@@ -53,6 +55,13 @@ struct RevertArgs {
   int configmap_sync_seconds = 90;
   bool quiet = false;
 };
+
+// Opens the audit log --audit-db names (cli/audit_db.h: "kubernetes" for the
+// cluster's GpuChange objects, else a SQLite path, the default path when
+// empty) for the cluster `client` reaches: a log of another cluster is refused
+// before anything is written to it.  Shared by apply, revert and the controller.
+Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& flag, kube::KubeClient& client,
+                                                        bool create_if_missing);
 
 CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& args);
 int RunApply(const ApplyArgs& args, std::ostream& out, std::ostream& err);

@@ -9,7 +9,8 @@
 // is missing.  RunGpu(binary, args, crash_after, dir) runs the binary with
 // stdout and stderr in DIR/child.stdout and DIR/child.stderr, with
 // KUBEON_APPLY_CRASH_AFTER_WRITES=crash_after when crash_after > 0 (and
-// without it otherwise), waits for it and says how it ended.
+// without it otherwise), waits for it and says how it ended; SpawnGpu and
+// WaitGpu are its two halves (the controller tests run several at once).
 #pragma once
 
 #include <fcntl.h>
@@ -60,10 +61,11 @@ struct ChildResult {
   std::string err;
 };
 
-// Runs kubeon-gpu with `args`; `crash_after` > 0 sets
-// KUBEON_APPLY_CRASH_AFTER_WRITES.
-inline ChildResult RunGpu(const std::string &binary, const std::vector<std::string> &args, int crash_after,
-                          const std::filesystem::path &dir) {
+// Starts kubeon-gpu with `args`, stdout and stderr in DIR/<name>.stdout and
+// DIR/<name>.stderr; `crash_after` > 0 sets KUBEON_APPLY_CRASH_AFTER_WRITES.
+// Returns the pid, or -1.
+inline pid_t SpawnGpu(const std::string &binary, const std::vector<std::string> &args, int crash_after,
+                      const std::filesystem::path &dir, const std::string &name = "child") {
   std::vector<std::string> argv_s = {binary};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char *> argv;
@@ -77,30 +79,44 @@ inline ChildResult RunGpu(const std::string &binary, const std::vector<std::stri
   std::vector<char *> envp;
   for (auto &e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const std::string out_file = (dir / "child.stdout").string();
-  const std::string err_file = (dir / "child.stderr").string();
+  const std::string out_file = (dir / (name + ".stdout")).string();
+  const std::string err_file = (dir / (name + ".stderr")).string();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  ChildResult r;
   const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    r.err = "cannot start " + binary;
-    return r;
-  }
+  return rc == 0 ? pid : -1;
+}
+
+// How a child ended (waits for it); err = DIR/<name>.stderr.
+inline ChildResult WaitGpu(pid_t pid, const std::filesystem::path &dir, const std::string &name = "child") {
+  ChildResult r;
   int status = 0;
   waitpid(pid, &status, 0);
   r.signaled = WIFSIGNALED(status);
   if (r.signaled) r.signal = WTERMSIG(status);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  std::ifstream e(err_file);
+  std::ifstream e(dir / (name + ".stderr"));
   std::stringstream ss;
   ss << e.rdbuf();
   r.err = ss.str();
   return r;
+}
+
+// Runs kubeon-gpu with `args`; `crash_after` > 0 sets
+// KUBEON_APPLY_CRASH_AFTER_WRITES.
+inline ChildResult RunGpu(const std::string &binary, const std::vector<std::string> &args, int crash_after,
+                          const std::filesystem::path &dir) {
+  const pid_t pid = SpawnGpu(binary, args, crash_after, dir);
+  if (pid < 0) {
+    ChildResult r;
+    r.err = "cannot start " + binary;
+    return r;
+  }
+  return WaitGpu(pid, dir);
 }
 
 // `apply` of the demo in `mode` at `now`, no ConfigMap sync wait, JSON outcome.

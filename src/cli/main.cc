@@ -8,6 +8,7 @@
 #include "cli/change_commands.h"
 #include "cli/apply_command.h"
 #include "cli/plan_command.h"
+#include "controller/controller_command.h"
 #include "kube/snapshot.h"
 
 int main(int argc, char** argv) {
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
   CLI::App* approve = kubeon::cli::AddApproveCommand(app, approve_args);
   kubeon::cli::DecideArgs reject_args;
   CLI::App* reject = kubeon::cli::AddRejectCommand(app, reject_args);
+  kubeon::controller::ControllerArgs controller_args;
+  CLI::App* controller = kubeon::controller::AddControllerCommand(app, controller_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,5 +62,6 @@ int main(int argc, char** argv) {
   if (audit->parsed()) return kubeon::cli::RunAudit(audit_args, std::cout, std::cerr);
   if (approve->parsed()) return kubeon::cli::RunApprove(approve_args, std::cout, std::cerr);
   if (reject->parsed()) return kubeon::cli::RunReject(reject_args, std::cout, std::cerr);
+  if (controller->parsed()) return kubeon::controller::RunController(controller_args, std::cerr);
   return 2;
 }

@@ -27,15 +27,6 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-Result<mig::MigCatalog> LoadCatalog(const std::string& path) {
-  if (path.empty()) return mig::MigCatalog::Builtin();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open MIG catalog");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return mig::MigCatalog::Parse(buf.str(), path);
-}
-
 // Writes atomically: a temp file beside the target, renamed over it.
 Status WriteFile(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
@@ -153,46 +144,75 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
   return cmd;
 }
 
-Result<PlannedCluster> BuildPlans(const PlanArgs& a, const std::function<void(const std::string&)>& progress,
-                                  int* exit_code) {
-  *exit_code = 2;
-  double min_history_hours = 0;
-  if (!ParseDurationHours(a.min_history, &min_history_hours)) {
+void AddLivePlanFlags(CLI::App* cmd, PlanArgs& a, const std::string& history_flag) {
+  cmd->add_option("--kubeconfig", a.kubeconfig,
+                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)");
+  cmd->add_option("--context", a.context, "kubeconfig context (default: current-context)");
+  CLI::Option* metrics = cmd->add_option(history_flag, a.metrics_files,
+                                         "DCGM history file(s) (OpenMetrics with timestamps, or CSV); repeatable");
+  CLI::Option* prometheus =
+      cmd->add_option("--prometheus", a.prometheus_url, "Read DCGM history from this Prometheus-compatible API");
+  metrics->excludes(prometheus);
+  cmd->add_option("--prometheus-token-file", a.prometheus_token_file, "With --prometheus: bearer token file");
+  cmd->add_option("--prometheus-ca-file", a.prometheus_ca_file, "With --prometheus: CA certificate file (PEM)");
+  cmd->add_option("--prometheus-header", a.prometheus_headers, "With --prometheus: extra header; repeatable");
+  cmd->add_option("--prometheus-selector", a.prometheus_selector, "With --prometheus: extra label matchers");
+  cmd->add_option("--lookback", a.lookback, "With --prometheus: history window ending now (e.g. 14d)");
+  cmd->add_option("--prices", a.prices_file, "YAML map of instance type to USD per hour");
+  cmd->add_option("--catalog", a.catalog_file, "MIG catalog JSON replacing the built-in one");
+  cmd->add_option("--percentile", a.percentile, "Quantile of compute samples taken as the compute peak")
+      ->check(CLI::Range(0.5, 1.0));
+  cmd->add_option("--min-history", a.min_history, "Workloads with less history are not candidates");
+  cmd->add_option("--operator-namespace", a.operator_namespace,
+                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
+}
+
+Result<mig::MigCatalog> LoadCatalog(const std::string& path) {
+  if (path.empty()) return mig::MigCatalog::Builtin();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error(path + ": cannot open MIG catalog");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return mig::MigCatalog::Parse(buf.str(), path);
+}
+
+namespace {
+
+// The flag checks every planning command makes first (exit code 2).
+Status CheckPlanArgs(const PlanArgs& a, double* min_history_hours, double* lookback_hours) {
+  if (!ParseDurationHours(a.min_history, min_history_hours)) {
     return Status::Error("--min-history: \"" + a.min_history + "\" is not a duration like 24h, 90m or 3d");
   }
   if (a.metrics_files.empty() == a.prometheus_url.empty()) {
     return Status::Error("give DCGM history as --metrics FILE... or --prometheus URL (exactly one)");
   }
-  double lookback_hours = 0;
-  if (!a.prometheus_url.empty() && (!ParseDurationHours(a.lookback, &lookback_hours) || lookback_hours <= 0)) {
+  if (!a.prometheus_url.empty() && (!ParseDurationHours(a.lookback, lookback_hours) || *lookback_hours <= 0)) {
     return Status::Error("--lookback: \"" + a.lookback + "\" is not a duration like 14d, 36h or 2w");
   }
   if (a.cluster_file.empty() && !a.from_cluster) return Status::Error("give --cluster FILE or --from-cluster");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, const ProgressFn& progress,
+                                  int* exit_code) {
+  *exit_code = 2;
+  double min_history_hours = 0, lookback_hours = 0;
+  if (Status s = CheckPlanArgs(a, &min_history_hours, &lookback_hours); !s.ok()) return s;
   *exit_code = 1;
-  Result<mig::MigCatalog> catalog = LoadCatalog(a.catalog_file);
-  if (!catalog.ok()) return catalog.status();
-  auto exists = [&](std::string_view p) { return catalog->ProfileExists(p); };
-  Result<std::vector<policy::GpuPolicy>> policies = policy::LoadPolicyFile(a.policy_file, exists);
-  if (!policies.ok()) return policies.status();
-  PlannedCluster result;
-  for (const auto& p : *policies) {
-    if (a.policy_name.empty() || p.name == a.policy_name) result.policies.push_back(p);
-  }
-  if (result.policies.empty()) {
-    return Status::Error(a.policy_file + ": no GpuPolicy named \"" + a.policy_name + "\"");
-  }
-  model::PriceTable prices;
+  PlanInputs in{std::move(catalog), {}, {}, {}};
   if (!a.prices_file.empty()) {
     Result<model::PriceTable> p = model::LoadPricesFile(a.prices_file);
     if (!p.ok()) return p.status();
-    prices = std::move(p.value());
+    in.options.instance_prices_usd = std::move(p.value());
   }
   Result<model::Cluster> cluster = a.from_cluster ? ReadLiveCluster(a, progress) : model::LoadClusterFile(a.cluster_file);
   if (!cluster.ok()) return cluster.status();
   progress("read " + (a.from_cluster ? std::string("the cluster") : a.cluster_file) + ": " + std::to_string(cluster->nodes.size()) + " nodes, " +
            std::to_string(cluster->pods.size()) + " pods, " + std::to_string(cluster->pdbs.size()) +
            " PodDisruptionBudgets");
-  metrics::History history;
+  metrics::History& history = in.history;
   if (!a.prometheus_url.empty()) {
     metrics::PrometheusOptions o;
     o.url = a.prometheus_url;
@@ -231,22 +251,52 @@ Result<PlannedCluster> BuildPlans(const PlanArgs& a, const std::function<void(co
                          metrics::kGrEngineActiveMetric + " and " + metrics::kGpuUtilMetric +
                          " with namespace/pod labels" + (seen.empty() ? "" : "; found only " + seen));
   }
+  in.options.compute_percentile = a.percentile;
+  in.options.min_history_hours = min_history_hours;
+  in.options.operator_namespace = a.operator_namespace;
+  in.cluster = std::move(cluster.value());
+  *exit_code = 0;
+  return in;
+}
 
-  plan::PlannerOptions options;
-  options.compute_percentile = a.percentile;
-  options.min_history_hours = min_history_hours;
-  options.instance_prices_usd = prices;
-  options.operator_namespace = a.operator_namespace;
-  for (const auto& p : result.policies) {
+std::vector<plan::Plan> PlanEach(
+    const PlanInputs& in, const std::vector<policy::GpuPolicy>& policies, const ProgressFn& progress,
+    const std::function<std::map<model::WorkloadRef, std::string>(const policy::GpuPolicy&)>& excluded) {
+  std::vector<plan::Plan> plans;
+  for (const auto& p : policies) {
     auto t = Clock::now();
-    result.plans.push_back(plan::MakePlan(*cluster, history, p, *catalog, options));
-    if (history.stats.bad_lines > 0) result.plans.back().warnings.push_back("history: " + BadLinesSummary(history.stats));
+    plan::PlannerOptions options = in.options;
+    if (excluded) options.excluded_workloads = excluded(p);
+    plans.push_back(plan::MakePlan(in.cluster, in.history, p, in.catalog, options));
+    if (in.history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(in.history.stats));
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
     progress("planned policy " + p.name + " in " + secs);
   }
-  result.cluster = std::move(cluster.value());
-  *exit_code = 0;
+  return plans;
+}
+
+Result<PlannedCluster> BuildPlans(const PlanArgs& a, const ProgressFn& progress, int* exit_code) {
+  *exit_code = 2;
+  double min_history_hours = 0, lookback_hours = 0;
+  if (Status s = CheckPlanArgs(a, &min_history_hours, &lookback_hours); !s.ok()) return s;
+  *exit_code = 1;
+  Result<mig::MigCatalog> catalog = LoadCatalog(a.catalog_file);
+  if (!catalog.ok()) return catalog.status();
+  auto exists = [&](std::string_view p) { return catalog->ProfileExists(p); };
+  Result<std::vector<policy::GpuPolicy>> policies = policy::LoadPolicyFile(a.policy_file, exists);
+  if (!policies.ok()) return policies.status();
+  PlannedCluster result;
+  for (const auto& p : *policies) {
+    if (a.policy_name.empty() || p.name == a.policy_name) result.policies.push_back(p);
+  }
+  if (result.policies.empty()) {
+    return Status::Error(a.policy_file + ": no GpuPolicy named \"" + a.policy_name + "\"");
+  }
+  Result<PlanInputs> in = ReadPlanInputs(a, std::move(catalog.value()), progress, exit_code);
+  if (!in.ok()) return in.status();
+  result.plans = PlanEach(*in, result.policies, progress);
+  result.cluster = std::move(in->cluster);
   return result;
 }
 

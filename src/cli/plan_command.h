@@ -16,9 +16,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "metrics/history.h"
+#include "mig/catalog.h"
 #include "model/cluster.h"
 #include "model/status.h"
 #include "plan/plan.h"
+#include "plan/planner.h"
 #include "policy/gpu_policy.h"
 
 namespace kubeon::cli {
@@ -50,6 +53,14 @@ struct PlanArgs {
 // Registers the subcommand and its flags on `app`; returns it.
 CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& args);
 
+// The flags `apply` and `controller` share to read the live cluster and the
+// history: --kubeconfig, --context, `history_flag` (e.g. "--metrics" or
+// "--history,--metrics") excluding --prometheus, --prometheus-token-file,
+// --prometheus-ca-file, --prometheus-header, --prometheus-selector,
+// --lookback, --prices, --catalog, --percentile, --min-history,
+// --operator-namespace.
+void AddLivePlanFlags(CLI::App* cmd, PlanArgs& args, const std::string& history_flag);
+
 // What BuildPlans read and planned.
 struct PlannedCluster {
   model::Cluster cluster;
@@ -57,11 +68,37 @@ struct PlannedCluster {
   std::vector<plan::Plan> plans;            // one per policy, in order
 };
 
-// Reads every input `plan` reads (policy, catalog, prices, cluster, history)
-// and plans each selected policy.  On error *exit_code is 2 for a usage error
-// (bad flag values), 1 otherwise.  Shared by `plan` and `apply`.
-Result<PlannedCluster> BuildPlans(const PlanArgs& args, const std::function<void(const std::string&)>& progress,
+using ProgressFn = std::function<void(const std::string&)>;
+
+// Everything a plan is made from except the policies.
+struct PlanInputs {
+  mig::MigCatalog catalog;
+  model::Cluster cluster;
+  metrics::History history;
+  plan::PlannerOptions options;  // percentile, min history, prices, operator namespace
+};
+
+// The MIG catalog at `path`, or the built-in one when path is empty.
+Result<mig::MigCatalog> LoadCatalog(const std::string& path);
+
+// Checks the flag values and reads prices, the cluster (file or API) and the
+// history into a PlanInputs around `catalog`; args.policy_file is not read.
+// On error *exit_code is 2 for a usage error (bad flag values), 1 otherwise.
+Result<PlanInputs> ReadPlanInputs(const PlanArgs& args, mig::MigCatalog catalog, const ProgressFn& progress,
                                   int* exit_code);
+
+// Plans each policy on inputs (in order); `excluded(policy)` when set names
+// the workloads that policy's plan must leave alone (PlannerOptions::
+// excluded_workloads).  Warns in each plan about skipped history lines.
+std::vector<plan::Plan> PlanEach(
+    const PlanInputs& inputs, const std::vector<policy::GpuPolicy>& policies, const ProgressFn& progress,
+    const std::function<std::map<model::WorkloadRef, std::string>(const policy::GpuPolicy&)>& excluded = {});
+
+// Reads every input `plan` reads (policy, catalog, prices, cluster, history)
+// and plans each selected policy: LoadCatalog, the policy file, ReadPlanInputs,
+// PlanEach.  On error *exit_code is 2 for a usage error (bad flag values), 1
+// otherwise.  Shared by `plan` and `apply`.
+Result<PlannedCluster> BuildPlans(const PlanArgs& args, const ProgressFn& progress, int* exit_code);
 
 // Runs it.  Returns the process exit code.
 int RunPlan(const PlanArgs& args, std::ostream& out, std::ostream& err);

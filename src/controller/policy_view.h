@@ -32,6 +32,9 @@ struct PolicyView {
   std::optional<plan::Plan> plan;           // the last plan (nullopt: see error)
   std::string planned_at;                   // RFC 3339 UTC of the last plan
   std::string error;                        // why there is no plan ("" with a plan)
+  // The error's kind as a condition reason: InvalidPolicy, OverlappingPolicies
+  // or PlanFailed ("" with a plan).
+  std::string error_reason;
   // Other policies whose node selectors overlap this one's, and workloads whose
   // pods span this policy's nodes and another's (reported, moved by neither).
   std::vector<std::string> conflicts;

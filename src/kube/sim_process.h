@@ -320,6 +320,14 @@ class SimProcess {
     return path;
   }
   std::string token_kubeconfig() const { return dir_.File("token.kubeconfig"); }
+  // A client acting as kube-sim-admin (the token kubeconfig).
+  Result<std::unique_ptr<KubeClient>> AdminClient() const {
+    LoadOptions o;
+    o.kubeconfig_path = token_kubeconfig();
+    Result<RestConfig> cfg = LoadRestConfig(o);
+    if (!cfg.ok()) return cfg.status();
+    return KubeClient::Connect(*cfg);
+  }
   std::string cert_kubeconfig() const { return dir_.File("cert.kubeconfig"); }
   // The kubeconfig of a user of the `users` setting passed to Start.
   std::string user_kubeconfig(const std::string& name) const { return dir_.File("users/" + name + ".kubeconfig"); }

@@ -120,13 +120,17 @@ class TempDir {
 };
 
 // A running Prometheus serving `data_dir`; SIGTERM (then SIGKILL) and reaped
-// on destruction.
+// on destruction.  `config_yaml` (default: no scrape targets) is its
+// prometheus.yml, e.g. a scrape job for a test's /metrics.
 class PrometheusProcess {
  public:
   static std::unique_ptr<PrometheusProcess> Start(const std::string& data_dir, const std::string& work_dir,
-                                                  const std::vector<std::string>& extra_flags, std::string* error) {
+                                                  const std::vector<std::string>& extra_flags, std::string* error,
+                                                  const std::string& config_yaml = "") {
     std::string config = work_dir + "/prometheus.yml";
-    std::ofstream(config) << "# No scrape targets: the data is backfilled.\nglobal:\n  scrape_interval: 1h\n";
+    std::ofstream(config) << (config_yaml.empty()
+                                  ? "# No scrape targets: the data is backfilled.\nglobal:\n  scrape_interval: 1h\n"
+                                  : config_yaml);
     for (int attempt = 0; attempt < 3; ++attempt) {
       std::unique_ptr<PrometheusProcess> p(new PrometheusProcess());
       p->port_ = FreePort();

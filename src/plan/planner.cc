@@ -233,6 +233,10 @@ class Planner {
   // a candidate; otherwise it has been marked unchanged.
   bool Precheck(WorkState& w, const model::Pod& first, const std::string& slices_held, const std::string& off_target,
                 const std::set<std::string>& models) {
+    if (auto ex = options_.excluded_workloads.find(w.d.ref); ex != options_.excluded_workloads.end()) {
+      Unchanged(w, ex->second);
+      return false;
+    }
     if (!slices_held.empty()) {
       Unchanged(w, "already on a slice (" + slices_held + ")");
       w.d.isolation = "unchanged";

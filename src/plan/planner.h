@@ -55,6 +55,10 @@ struct PlannerOptions {
   std::string operator_namespace;
   std::string mig_configmap_name = "kubeon-mig-parted-config";
   std::string device_plugin_configmap_name = "kubeon-device-plugin-config";
+  // Workloads this plan must leave as they are, with the reason shown as their
+  // decision's reason (the controller: a workload whose pods span the nodes of
+  // two policies belongs to neither and is moved by neither).
+  std::map<model::WorkloadRef, std::string> excluded_workloads;
 };
 
 Plan MakePlan(const model::Cluster& cluster, const metrics::History& history, const policy::GpuPolicy& policy,

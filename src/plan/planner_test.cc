@@ -173,6 +173,23 @@ TEST(Planner, SmallInferenceMovesOntoMigAndFreesANode) {
   EXPECT_NE(Find(p, "prod/small").reason.find("1g.5gb"), std::string::npos);
 }
 
+TEST(Planner, ExcludedWorkloadsStayWithTheirReason) {
+  Fixture f;
+  f.AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 8, 40960, 32.77);
+  f.AddNode("a100-2", "NVIDIA-A100-SXM4-40GB", 8, 40960, 32.77);
+  f.AddDeployment("prod", "small", {"a100-1", "a100-2"}, 8);
+  f.AddUsage("prod", "small", 8, 3000, 0.10);
+  f.AddDeployment("prod", "medium", {"a100-2", "a100-1"}, 4);
+  f.AddUsage("prod", "medium", 4, 8000, 0.20);
+  f.options.excluded_workloads[{"prod", "Deployment", "small"}] = "its pods span the nodes of policies a and b";
+  Plan p = f.Run();
+  CheckInvariants(p);
+  EXPECT_EQ(Find(p, "prod/small").decision, Decision::kUnchanged);
+  EXPECT_EQ(Find(p, "prod/small").reason, "its pods span the nodes of policies a and b");
+  EXPECT_EQ(Find(p, "prod/medium").decision, Decision::kMig);  // the others are still planned
+  for (const auto& patch : p.artifacts.workload_patches) EXPECT_NE(patch.name, "small");
+}
+
 TEST(Planner, ReasonsForWorkloadsThatStay) {
   Fixture f;
   f.AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 8, 40960);

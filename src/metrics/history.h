@@ -42,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -106,6 +107,11 @@ struct IngestOptions {
   // each); past it, series are parsed again on every line: same result,
   // slower, memory still bounded.
   size_t max_cached_series = 1 << 18;
+  // Called with every accepted DCGM_FI_DEV_FB_USED sample (the pod it is
+  // attributed to, Unix ms, MiB as read); empty = never.  It does not change
+  // the History.  The reviewer page reads one workload's memory series back
+  // with it (memory_series.h).
+  std::function<void(const PodKey& pod, int64_t ts_ms, double mib)> on_memory_sample;
 };
 
 // Reads a history file with a fixed 1 MiB buffer (never the whole file) and

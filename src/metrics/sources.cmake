@@ -6,6 +6,7 @@ set(AREA_SOURCES
   csv_reader.cc
   history.cc
   history_builder.cc
+  memory_series.cc
   openmetrics_reader.cc
   sample_parse.cc
   synthetic_history.cc
@@ -20,6 +21,7 @@ set(AREA_TESTS
   csv_reader_test.cc
   history_test.cc
   line_splitter_test.cc
+  memory_series_test.cc
   openmetrics_reader_test.cc
   sample_parse_test.cc
   synthetic_history_test.cc

@@ -1,0 +1,45 @@
+// One workload's GPU memory over time, read back from the history the plan
+// used, for the reviewer page's chart (controller/history_sources.h).
+//
+// ReadMemorySamples reads history files with the same readers as the planner
+// (ReadHistoryFile, so the same formats, label mapping and bad-line rules:
+// exported_pod/exported_namespace win over pod/namespace) and keeps the
+// DCGM_FI_DEV_FB_USED samples of the given pods, merged into one series:
+// at each timestamp the maximum over those pods (a workload is as large as
+// its largest pod, which is what the slice must hold).
+//
+// DownsampleMax reduces a series to at most max_points points: the time
+// span is cut into max_points equal buckets, and each non-empty bucket
+// becomes its largest sample (at that sample's time), so a peak is never
+// hidden by averaging.
+//
+// Invariants: output sorted by time, strictly increasing; memory held is the
+// selected pods' samples, not the file's.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "metrics/history.h"
+#include "model/status.h"
+
+namespace kubeon::metrics {
+
+struct MemoryPoint {
+  int64_t unix_ms = 0;
+  double mib = 0;
+  bool operator==(const MemoryPoint&) const = default;
+};
+
+// The FB_USED samples of `pods` in `files`, max over pods per timestamp,
+// sorted by time.  Errors name the file.  REQUIRES: files non-empty.
+Result<std::vector<MemoryPoint>> ReadMemorySamples(const std::vector<std::string>& files,
+                                                   const std::set<PodKey>& pods, IngestOptions options = {});
+
+// At most max_points points (REQUIRES: max_points >= 1), each the maximum of
+// its time bucket.  `series` must be sorted by time.
+std::vector<MemoryPoint> DownsampleMax(const std::vector<MemoryPoint>& series, int max_points);
+
+}  // namespace kubeon::metrics

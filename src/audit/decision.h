@@ -1,6 +1,6 @@
 // The rules of a reviewer's decision on a change, shared by the reviewer
-// page (controller/reviewer_api.h) and meant for `kubeon-gpu approve` /
-// `reject` (cli/change_commands.cc applies the same rules today):
+// page (controller/reviewer_api.h) and `kubeon-gpu approve` / `reject`
+// (cli/change_commands.cc):
 //
 //  - approve takes a `proposed` change, or an `approved` one (re-approval
 //    refreshes the approver and the expiry); the hash the reviewer saw must

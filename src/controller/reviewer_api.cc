@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "apply/change_json.h"
 #include "apply/rfc3339.h"
 #include "audit/decision.h"
 #include "controller/web_assets.h"
@@ -56,11 +57,6 @@ void SendAsset(const httplib::Request& req, httplib::Response& res, const WebAss
 }
 
 std::string Rfc3339(Clock::time_point t) { return apply::FormatTime(std::chrono::floor<std::chrono::seconds>(t)); }
-
-bool Passed(const std::string& t, Clock::time_point now) {
-  const auto when = apply::ParseTimePoint(t);
-  return when && *when <= now;
-}
 
 const mig::GpuModel* Model(const std::string& id) {
   return id.empty() ? nullptr : mig::MigCatalog::Builtin().FindModel(id);
@@ -219,41 +215,13 @@ struct RevertRequest {
   std::string by, at;
 };
 
+// `kubeon-gpu changes -o json`'s record (apply/change_json.h) plus the
+// pending revert request of a done change.
 json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now, const std::optional<RevertRequest>& revert) {
-  json step = nullptr;
-  json step_error = nullptr;
-  json parsed = json::parse(r.step_json, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
-    step_error = "step JSON of change " + r.id + " is not JSON";
-  } else if (auto s = plan::StepFromJson(parsed); s.ok()) {
-    step = plan::StepToJson(*s);
-  } else {
-    step_error = s.status().message();
-  }
-  json approval = nullptr;
-  if (!r.approved_by.empty()) {
-    approval = {{"by", r.approved_by},
-                {"at", r.approved_at},
-                {"expires_at", r.approval_expires_at},
-                {"expired", Passed(r.approval_expires_at, now)},
-                {"hash", r.approved_hash},
-                {"matches_step", r.approved_hash == r.content_hash}};
-  }
-  json rr = nullptr;
-  if (revert && r.state == audit::ChangeState::kDone) rr = {{"by", revert->by}, {"at", revert->at}};
-  return {{"id", r.id},
-          {"policy", r.policy},
-          {"state", std::string(audit::ChangeStateName(r.state))},
-          {"content_hash", r.content_hash},
-          {"revision", r.revision},
-          {"created_at", r.created_at},
-          {"updated_at", r.updated_at},
-          {"approval", approval},
-          {"rejected_by", r.rejected_by.empty() ? json(nullptr) : json(r.rejected_by)},
-          {"reason", r.reason},
-          {"revert_requested", rr},
-          {"step", step},
-          {"step_error", step_error}};
+  json out = apply::ChangeToJson(r, now);
+  out["revert_requested"] = nullptr;
+  if (revert && r.state == audit::ChangeState::kDone) out["revert_requested"] = {{"by", revert->by}, {"at", revert->at}};
+  return out;
 }
 
 json EntryJson(const audit::LogEntry& e) {

@@ -6,14 +6,16 @@
 //
 //  1. kube-sim serves the demo cluster with a spare H100 and A10G node
 //     (as src/cli/apply_e2e_support.h DemoWithSpare) and two users: alice
-//     (bound to ClusterRole kubeon-gpu-reviewer) and bob (no binding).
+//     (bound to ClusterRole kubeon-gpu-reviewer with `kubectl apply`; $KUBECTL
+//     or kubectl on PATH) and bob (no binding).
 //  2. `kubeon-gpu apply --mode Proposal` records the plan's steps as proposed
 //     in a SQLite audit log; reviewer-server serves the page over that log.
 //  3. The browser loads the page and checks the plan renders: summary, the
 //     per-GPU layouts (SVG slices), the isolation statement, a candidate's
 //     peak bar and its history chart with the headroom line.
-//  4. bob's token: Approve is refused (403 naming bob and the verb).
-//     alice's token: Approve; the change shows approved by alice.
+//  4. On the time-slicing step (it evicts nothing, so it is quick): bob's
+//     token: Approve is refused (403 naming bob and the verb); alice's
+//     token: Approve; the change shows approved by alice.
 //  5. `kubeon-gpu apply --mode Approve` in the window runs it; the page shows done.
 //  6. Revert (alice) records the request; `kubeon-gpu revert` carries it
 //     out; the page shows reverted.
@@ -74,7 +76,7 @@ function startChild(name, bin, argv, re, timeoutMs = 120000) {
 }
 
 function run(name, bin, argv, input) {
-  const r = spawnSync(bin, argv, { input, encoding: 'utf8', timeout: 240000 });
+  const r = spawnSync(bin, argv, { input, encoding: 'utf8', timeout: 120000 });
   fs.writeFileSync(path.join(out, name + '.out'), (r.stdout || '') + '\n--- stderr ---\n' + (r.stderr || ''));
   return r;
 }
@@ -118,6 +120,20 @@ async function main() {
     '--kubeconfig-out', admin, '--settings', JSON.stringify(settings)], /kube-sim listening on (\S+)/);
   log('kube-sim at ' + simUrl);
 
+  // alice may approve and revert (ClusterRole kubeon-gpu-reviewer, as the
+  // shared contract defines it); bob is bound to nothing.
+  const rbac = {
+    apiVersion: 'v1', kind: 'List', items: [
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kubeon-gpu-reviewer' },
+        rules: [{ apiGroups: ['gpu.kubeon.io'], resources: ['gpupolicies'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['gpu.kubeon.io'], resources: ['gpuchanges'], verbs: ['get', 'list', 'watch', 'patch', 'approve', 'revert'] }] },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'e2e-alice-reviewer' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kubeon-gpu-reviewer' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }] }] };
+  const kubectl = process.env.KUBECTL || 'kubectl';
+  const appliedRbac = run('kubectl-rbac', kubectl, ['--kubeconfig', admin, 'apply', '-f', '-'], JSON.stringify(rbac));
+  if (appliedRbac.status !== 0) fail(`kubectl apply of the reviewer RBAC failed: ${appliedRbac.stderr}`);
+
   // 2. proposals + reviewer-server
   const db = path.join(tmp, 'audit.db');
   const planArgs = ['--kubeconfig', admin, '--metrics', path.join(DEMO, 'history.om'), '--policy', path.join(DEMO, 'policy.yaml'),
@@ -129,10 +145,14 @@ async function main() {
   log('reviewer page at ' + url);
 
   const { changes } = await (await fetch(url + '/api/changes')).json();
-  const change = changes.find((c) => c.step && c.step.index === 1);
-  if (!change || change.state !== 'proposed') fail('no proposed step 1 in ' + JSON.stringify(changes.map((c) => [c.id, c.state])));
+  // The time-slicing step (the demo's A10G pool onto spare-a10g): it evicts
+  // nothing, so its apply and revert are quick and no PodDisruptionBudget
+  // holds them up.  A waiting step holds back only its own pool, so it runs
+  // while the others stay proposed.
+  const change = changes.find((c) => c.step && c.step.method === 'time-slicing' && c.step.evictions.length === 0);
+  if (!change || change.state !== 'proposed') fail('no proposed time-slicing step in ' + JSON.stringify(changes.map((c) => [c.id, c.state])));
   const id = change.id;
-  log(`change ${id} (step 1: ${change.step.nodes.join(', ')}) is proposed`);
+  log(`change ${id} (step ${change.step.index}: ${change.step.method} on ${change.step.nodes.join(', ')}) is proposed`);
 
   // 3. the page renders the plan
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
@@ -160,7 +180,7 @@ async function main() {
   if (points < 10) fail(`history chart has ${points} points`);
   if ((await page.locator('#history-chart .headroom-line').count()) !== 1) fail('no headroom line');
   await page.screenshot({ path: path.join(out, '1-plan.png'), fullPage: true });
-  await page.locator('#nodes .node').first().screenshot({ path: path.join(out, '1-node-layout.png') });
+  await page.locator('#nodes .node', { has: page.locator('.slice[data-profile*="g."]') }).first().screenshot({ path: path.join(out, '1-node-layout.png') });
   await page.locator('#chart').screenshot({ path: path.join(out, '1-history-chart.png') });
   await candidate.screenshot({ path: path.join(out, '1-peak-bar.png') });
   log(`plan rendered: ${freed} GPUs freed, ${slices} slices, chart of ${points} points`);

@@ -9,13 +9,24 @@
 // call re-reads the files (no cache: the page asks for one workload at a
 // time, on a click); an unknown workload is an error naming it.
 //
-// Thread-safe: holds no mutable state besides what PolicyViews guards.
+// PrometheusHistorySource: the Prometheus-compatible server the planner read
+// (query_range over the planner's lookback ending now, the same label
+// mapping and extra selector; metrics/memory_series.h QueryMemorySeries).
+//
+// Thread-safe: FileHistorySource holds no mutable state besides what
+// PolicyViews guards; PrometheusHistorySource serializes its requests (one
+// PrometheusHttp connection).
 #pragma once
 
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "controller/policy_view.h"
+#include "metrics/prometheus_http.h"
 
 namespace kubeon::controller {
 
@@ -28,6 +39,22 @@ class FileHistorySource : public HistorySource {
  private:
   const PolicyViews& views_;
   std::vector<std::string> files_;
+};
+
+class PrometheusHistorySource : public HistorySource {
+ public:
+  PrometheusHistorySource(const PolicyViews& views, std::unique_ptr<metrics::PrometheusHttp> http,
+                          std::string selector, std::chrono::milliseconds lookback,
+                          std::function<std::chrono::system_clock::time_point()> now = {});
+  Result<std::vector<SeriesPoint>> MemoryMiB(const model::WorkloadRef& workload, int max_points) override;
+
+ private:
+  const PolicyViews& views_;
+  std::mutex mu_;  // guards http_
+  std::unique_ptr<metrics::PrometheusHttp> http_;
+  std::string selector_;
+  std::chrono::milliseconds lookback_;
+  std::function<std::chrono::system_clock::time_point()> now_;
 };
 
 }  // namespace kubeon::controller

@@ -1,6 +1,10 @@
 #include "controller/history_sources.h"
 
+#include <httplib.h>
+
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -41,6 +45,48 @@ TEST(FileHistorySource, ReadsThePlannedPodsDownsampled) {
   auto unknown = source.MemoryMiB({"ml", "Deployment", "nope"}, 10);
   EXPECT_FALSE(unknown.ok());
   std::filesystem::remove(path);
+}
+
+TEST(PrometheusHistorySource, QueriesThePlannedPodsOverTheLookback) {
+  httplib::Server server;
+  std::string query, start, end;
+  server.Post("/api/v1/query_range", [&](const httplib::Request& req, httplib::Response& res) {
+    query = req.get_param_value("query");
+    start = req.get_param_value("start");
+    end = req.get_param_value("end");
+    res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[
+        {"metric":{"namespace":"ml","pod":"infer-1"},"values":[[1000,"700"],[1060,"900"]]}]}})",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { server.listen_after_bind(); });
+  for (int i = 0; i < 5000 && !server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  PolicyViews views;
+  PolicyView v;
+  v.name = "p";
+  v.plan = plan::Plan();
+  plan::WorkloadDecision w;
+  w.ref = {"ml", "Deployment", "infer"};
+  w.pods = {"infer-1"};
+  v.plan->workloads.push_back(w);
+  views.Put(v);
+  metrics::PrometheusHttpOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(port);
+  auto http = metrics::PrometheusHttp::Create(o);
+  ASSERT_TRUE(http.ok());
+  PrometheusHistorySource source(views, std::move(*http), "cluster=\"prod\"", std::chrono::hours(24),
+                                 [] { return std::chrono::system_clock::time_point(std::chrono::seconds(86400 * 2)); });
+  auto s = source.MemoryMiB(w.ref, 100);
+  server.stop();
+  t.join();
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_EQ((*s)[1].unix_seconds, 1060);
+  EXPECT_EQ((*s)[1].value, 900);
+  EXPECT_EQ(start, "86400");
+  EXPECT_EQ(end, "172800");
+  EXPECT_NE(query.find("cluster=\"prod\",namespace=\"ml\",pod=~\"infer-1\""), std::string::npos) << query;
+  EXPECT_FALSE(source.MemoryMiB({"ml", "Deployment", "nope"}, 10).ok());
 }
 
 }  // namespace

@@ -12,6 +12,19 @@
 namespace kubeon::controller {
 namespace {
 
+// A plan of policy "p" with Deployment ml/infer (pod infer-1); returns it.
+plan::WorkloadDecision PlanInfer(PolicyViews& views) {
+  PolicyView v;
+  v.name = "p";
+  v.plan = plan::Plan();
+  plan::WorkloadDecision w;
+  w.ref = {"ml", "Deployment", "infer"};
+  w.pods = {"infer-1"};
+  v.plan->workloads.push_back(w);
+  views.Put(v);
+  return w;
+}
+
 TEST(FileHistorySource, ReadsThePlannedPodsDownsampled) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("history_sources_test_" + std::to_string(::getpid()) + ".om")).string();
@@ -24,14 +37,7 @@ TEST(FileHistorySource, ReadsThePlannedPodsDownsampled) {
     }
   }
   PolicyViews views;
-  PolicyView v;
-  v.name = "p";
-  v.plan = plan::Plan();
-  plan::WorkloadDecision w;
-  w.ref = {"ml", "Deployment", "infer"};
-  w.pods = {"infer-1"};
-  v.plan->workloads.push_back(w);
-  views.Put(v);
+  const plan::WorkloadDecision w = PlanInfer(views);
   FileHistorySource source(views, {path});
   auto s = source.MemoryMiB(w.ref, 10);
   ASSERT_TRUE(s.ok()) << s.status().message();
@@ -62,14 +68,7 @@ TEST(PrometheusHistorySource, QueriesThePlannedPodsOverTheLookback) {
   std::thread t([&] { server.listen_after_bind(); });
   for (int i = 0; i < 5000 && !server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   PolicyViews views;
-  PolicyView v;
-  v.name = "p";
-  v.plan = plan::Plan();
-  plan::WorkloadDecision w;
-  w.ref = {"ml", "Deployment", "infer"};
-  w.pods = {"infer-1"};
-  v.plan->workloads.push_back(w);
-  views.Put(v);
+  const plan::WorkloadDecision w = PlanInfer(views);
   metrics::PrometheusHttpOptions o;
   o.url = "http://127.0.0.1:" + std::to_string(port);
   auto http = metrics::PrometheusHttp::Create(o);

@@ -131,6 +131,17 @@ async function main() {
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kubeon-gpu-reviewer' },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }] }] };
   const kubectl = process.env.KUBECTL || 'kubectl';
+  // Writes are authorized by TokenReview + SubjectAccessReview; a kube-sim
+  // built without them cannot run this test.
+  for (const [api, resource] of [['/apis/authentication.k8s.io/v1', 'tokenreviews'],
+    ['/apis/authorization.k8s.io/v1', 'subjectaccessreviews'], ['/apis/rbac.authorization.k8s.io/v1', 'clusterrolebindings']]) {
+    const served = run('kubectl-discovery', kubectl, ['--kubeconfig', admin, 'get', '--raw', api]);
+    if (served.status !== 0 || !served.stdout.includes(`"name":"${resource}"`)) {
+      console.log(`SKIP: this kube-sim does not serve ${resource} (${api}): TokenReview, SubjectAccessReview and RBAC are needed`);
+      cleanup();
+      process.exit(77);
+    }
+  }
   const appliedRbac = run('kubectl-rbac', kubectl, ['--kubeconfig', admin, 'apply', '-f', '-'], JSON.stringify(rbac));
   if (appliedRbac.status !== 0) fail(`kubectl apply of the reviewer RBAC failed: ${appliedRbac.stderr}`);
 

@@ -98,20 +98,21 @@ ApiResponse Api::Dispatch(const ApiRequest& req, const UserInfo& user) {
       std::lock_guard<std::mutex> lock(sim_.mutex());
       version = sim_.settings().server_version;
     }
-    return ServeOpenApi(req, path, version);
+    return ServeOpenApi(req, path, version, &sim_.custom_types());
   }
   if (path == "/api") return JsonResponse(200, ApiVersions(server_address_));
-  if (path == "/apis") return JsonResponse(200, ApiGroupList());
+  const CustomTypes* custom = &sim_.custom_types();
+  if (path == "/apis") return JsonResponse(200, ApiGroupList(custom));
   if (path == "/api/v1") return JsonResponse(200, *ApiResourceList("", "v1"));
   if (path.rfind("/apis/", 0) == 0) {
     std::string rest = path.substr(6);
     size_t slash = rest.find('/');
     if (slash == std::string::npos) {
-      auto g = ApiGroup(rest);
+      auto g = ApiGroup(rest, custom);
       return g ? JsonResponse(200, *g) : ErrorResponse(PathNotFound());
     }
     if (rest.find('/', slash + 1) == std::string::npos) {
-      auto l = ApiResourceList(rest.substr(0, slash), rest.substr(slash + 1));
+      auto l = ApiResourceList(rest.substr(0, slash), rest.substr(slash + 1), custom);
       return l ? JsonResponse(200, *l) : ErrorResponse(PathNotFound());
     }
   }
@@ -121,7 +122,7 @@ ApiResponse Api::Dispatch(const ApiRequest& req, const UserInfo& user) {
   }
   if (path.rfind("/api/", 0) != 0 && path.rfind("/apis/", 0) != 0) return ErrorResponse(PathNotFound());
   if (auto log = PodLog(req, path)) return *log;
-  auto route = ParseRoute(path);
+  auto route = ParseRoute(path, custom);
   if (!route.ok()) return ErrorResponse(route.error());
   if (IsWatch(req, route.value())) return Watch(req, route.value());
   std::lock_guard<std::mutex> lock(sim_.mutex());
@@ -158,7 +159,7 @@ ApiResponse Api::Watch(const ApiRequest& req, const Route& r) {
   if (WantsTable(req.Header("accept"))) {
     Simulator* sim = &sim_;
     std::string include = req.Param("includeObject");
-    const ResourceType* type = r.type;  // static registry entry
+    const ResourceType* type = r.type;  // registry entries are never freed
     opts.transform = [sim, type, include](const json& obj) {
       json meta = {{"resourceVersion", Str(obj, {"metadata", "resourceVersion"})}};
       return RenderTable(*type, {&obj}, sim->Now(), meta, include);

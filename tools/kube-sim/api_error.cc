@@ -68,6 +68,33 @@ ApiError ApiError::Invalid(const std::string& group, const std::string& kind,
   return Make(422, "Invalid", kind + " \"" + name + "\" is invalid: " + why, std::move(d));
 }
 
+ApiError ApiError::InvalidFields(const std::string& group, const std::string& kind, const std::string& name,
+                                 const std::vector<std::string>& problems) {
+  static const std::pair<const char*, const char*> kReasons[] = {
+      {"Required value", "FieldValueRequired"},        {"Unsupported value", "FieldValueNotSupported"},
+      {"Forbidden", "FieldValueForbidden"},            {"Too many", "FieldValueTooMany"},
+      {"Too long", "FieldValueTooLong"},               {"Duplicate value", "FieldValueDuplicate"},
+      {"Invalid value", "FieldValueInvalid"},          {"Internal error", "InternalError"}};
+  json causes = json::array();
+  std::string joined;
+  for (const auto& p : problems) {
+    size_t colon = p.find(": ");
+    std::string field = colon == std::string::npos ? "" : p.substr(0, colon);
+    std::string what = colon == std::string::npos ? p : p.substr(colon + 2);
+    std::string reason = "FieldValueInvalid";
+    for (const auto& [prefix, r] : kReasons) {
+      if (what.rfind(prefix, 0) == 0) reason = r;
+    }
+    causes.push_back({{"reason", reason}, {"message", what}, {"field", field}});
+    joined += (joined.empty() ? "" : ", ") + p;
+  }
+  json d = {{"name", name}, {"kind", kind}, {"causes", causes}};
+  if (!group.empty()) d["group"] = group;
+  std::string why = problems.size() == 1 ? joined : "[" + joined + "]";
+  std::string qualified = group.empty() ? kind : kind + "." + group;  // "GpuPolicy.gpu.kubeon.io"
+  return Make(422, "Invalid", qualified + " \"" + name + "\" is invalid: " + why, std::move(d));
+}
+
 ApiError ApiError::BadRequest(const std::string& message) {
   return Make(400, "BadRequest", message);
 }

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,12 @@ struct ApiError {
                            const std::string& name, const std::string& why);
   static ApiError Invalid(const std::string& group, const std::string& kind,
                           const std::string& name, const std::string& why);
+  // 422 with one cause per problem; each problem is "<field>: <what>"
+  // ("spec.mode: Unsupported value: ..."), the cause's reason follows
+  // <what> (FieldValueRequired, FieldValueNotSupported, FieldValueInvalid,
+  // ...); message `<Kind>.<group> "<name>" is invalid: ...`.  REQUIRES: problems non-empty.
+  static ApiError InvalidFields(const std::string& group, const std::string& kind, const std::string& name,
+                                const std::vector<std::string>& problems);
   static ApiError BadRequest(const std::string& message);
   static ApiError Expired(const std::string& message);
   static ApiError TooManyRequests(const std::string& message);

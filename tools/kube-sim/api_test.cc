@@ -243,7 +243,9 @@ TEST_F(ApiTest, PatchFlavours) {
   n = Json("PATCH", "/api/v1/nodes/gpu-a", 200, R"([{"op": "add", "path": "/metadata/labels/nvidia.com~1mig.config", "value": "x"}])",
            "application/json-patch+json");
   EXPECT_EQ(n["metadata"]["labels"]["nvidia.com/mig.config"], "x");
-  EXPECT_EQ(Json("PATCH", "/api/v1/nodes/gpu-a", 415, "{}", "application/apply-patch+yaml")["reason"], "UnsupportedMediaType");
+  EXPECT_EQ(Json("PATCH", "/api/v1/nodes/gpu-a", 415, "{}", "application/yaml")["reason"], "UnsupportedMediaType");
+  EXPECT_EQ(Json("PATCH", "/api/v1/nodes/gpu-a", 422, R"({"metadata": {"name": "gpu-a"}})", "application/apply-patch+yaml")["reason"],
+            "Invalid");  // server-side apply needs a fieldManager
   EXPECT_EQ(Json("PATCH", "/api/v1/nodes/gone", 404, "{}", "application/merge-patch+json")["reason"], "NotFound");
   json stale = Json("PATCH", "/api/v1/nodes/gpu-a", 409, R"({"metadata": {"resourceVersion": "1", "labels": {"a": "b"}}})",
                     "application/merge-patch+json");

@@ -12,23 +12,23 @@ namespace kubeon::kubesim {
 
 namespace {
 
-std::vector<std::string> Groups() {
+std::vector<std::string> Groups(const CustomTypes* custom) {
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (const auto& r : AllResources()) {
-    if (!r.group.empty() && seen.insert(r.group).second) out.push_back(r.group);
+  for (const ResourceType* r : ServedResources(custom)) {
+    if (!r->group.empty() && seen.insert(r->group).second) out.push_back(r->group);
   }
   out.push_back(kAuthenticationGroup);  // selfsubjectreviews (identity.h), not stored
   return out;
 }
 
-json GroupJson(const std::string& group) {
+json GroupJson(const std::string& group, const CustomTypes* custom) {
   json versions = json::array();
   std::vector<std::string> vs;
   if (group == kAuthenticationGroup) vs = AuthenticationVersions();
-  for (const auto& r : AllResources()) {
-    if (r.group != group) continue;
-    for (const auto& v : r.versions) {
+  for (const ResourceType* r : ServedResources(custom)) {
+    if (r->group != group) continue;
+    for (const auto& v : r->versions) {
       if (std::find(vs.begin(), vs.end(), v) == vs.end()) vs.push_back(v);
     }
   }
@@ -62,16 +62,16 @@ json ApiVersions(const std::string& server_address) {
            json::array({{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}})}};
 }
 
-json ApiGroupList() {
+json ApiGroupList(const CustomTypes* custom) {
   json groups = json::array();
-  for (const auto& g : Groups()) groups.push_back(GroupJson(g));
+  for (const auto& g : Groups(custom)) groups.push_back(GroupJson(g, custom));
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
-std::optional<json> ApiGroup(const std::string& group) {
-  for (const auto& g : Groups()) {
+std::optional<json> ApiGroup(const std::string& group, const CustomTypes* custom) {
+  for (const auto& g : Groups(custom)) {
     if (g == group) {
-      json j = GroupJson(group);
+      json j = GroupJson(group, custom);
       j["kind"] = "APIGroup";
       j["apiVersion"] = "v1";
       return j;
@@ -80,13 +80,15 @@ std::optional<json> ApiGroup(const std::string& group) {
   return std::nullopt;
 }
 
-std::optional<json> ApiResourceList(const std::string& group, const std::string& version) {
+std::optional<json> ApiResourceList(const std::string& group, const std::string& version,
+                                    const CustomTypes* custom) {
   json resources = json::array();
   if (group == kAuthenticationGroup) {
     const auto& vs = AuthenticationVersions();
     if (std::find(vs.begin(), vs.end(), version) != vs.end()) resources.push_back(SelfSubjectReviewResource());
   }
-  for (const auto& r : AllResources()) {
+  for (const ResourceType* rp : ServedResources(custom)) {
+    const ResourceType& r = *rp;
     if (r.group != group || !r.Serves(version)) continue;
     json e = {{"name", r.plural}, {"singularName", r.singular}, {"namespaced", r.namespaced},
               {"kind", r.kind},   {"verbs", r.verbs}};

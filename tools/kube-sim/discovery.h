@@ -17,14 +17,18 @@
 #include <string>
 
 #include "api_error.h"
+#include "custom_resources.h"
 
 namespace kubeon::kubesim {
 
 json VersionInfo(const std::string& git_version);
 json ApiVersions(const std::string& server_address);
-json ApiGroupList();
+// `custom`: the custom resource types served besides the built-ins (may be
+// null); their groups and resources are listed like the built-ins'.
+json ApiGroupList(const CustomTypes* custom = nullptr);
 // nullopt when the group (or group/version) is not served.
-std::optional<json> ApiGroup(const std::string& group);
-std::optional<json> ApiResourceList(const std::string& group, const std::string& version);
+std::optional<json> ApiGroup(const std::string& group, const CustomTypes* custom = nullptr);
+std::optional<json> ApiResourceList(const std::string& group, const std::string& version,
+                                    const CustomTypes* custom = nullptr);
 
 }  // namespace kubeon::kubesim

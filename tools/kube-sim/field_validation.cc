@@ -1,7 +1,9 @@
 // See field_validation.h.
 #include "field_validation.h"
 
+#include "custom_resources.h"
 #include "openapi_schema.h"
+#include "structural_schema.h"
 
 namespace kubeon::kubesim {
 
@@ -45,10 +47,12 @@ std::string WarningHeaderValue(const std::string& text) {
 Outcome<std::vector<std::string>> CheckFields(const ResourceType& type, const std::string& version,
                                               json& obj, const json& existing, const FieldCheck& check) {
   const OpenApiSchema& schema = OpenApiSchema::Builtin();
-  const SchemaDefinition* def = schema.ForKind({type.group, version, type.kind});
-  if (def == nullptr) return std::vector<std::string>{};
+  const SchemaDefinition* def = type.custom != nullptr ? nullptr : schema.ForKind({type.group, version, type.kind});
+  if (def == nullptr && type.custom == nullptr) return std::vector<std::string>{};
   const std::string patched = check.write == WriteKind::kOtherPatch ? obj.dump() : std::string();
-  std::vector<std::string> unknown = schema.Prune(def->name, obj, existing);
+  std::vector<std::string> unknown = type.custom != nullptr
+                                         ? PruneUnknownFields(type.custom->Schema(version), obj, existing)
+                                         : schema.Prune(def->name, obj, existing);
   std::vector<std::string> errors;
   for (const auto& path : unknown) errors.push_back("unknown field \"" + path + "\"");
   if (errors.empty() || check.directive == FieldValidation::kIgnore) return std::vector<std::string>{};

@@ -66,12 +66,12 @@ TEST(FieldValidationTest, StrictStrategicPatchIsInvalidWithTheGoPatchMap) {
 }
 
 TEST(FieldValidationTest, StrictMergePatchQuotesThePatchedObject) {
-  json obj = json::parse(R"({"metadata": {"name": "p"}, "spec": {"kind": "Sharing", "mdoe": "Auto"}})");
-  auto out = CheckFields(*FindByStoreId("gpu.kubeon.io/gpupolicies"), "v1", obj, nullptr,
+  json obj = json::parse(R"({"metadata": {"name": "p"}, "spec": {"paused": true, "mdoe": "Auto"}})");
+  auto out = CheckFields(*FindByStoreId("apps/deployments"), "v1", obj, nullptr,
                          {FieldValidation::kStrict, WriteKind::kOtherPatch, "{}"});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error().details["causes"][0]["message"],
-            "Invalid value: \"{\\\"metadata\\\":{\\\"name\\\":\\\"p\\\"},\\\"spec\\\":{\\\"kind\\\":\\\"Sharing\\\",\\\"mdoe\\\":\\\"Auto\\\"}}\": "
+            "Invalid value: \"{\\\"metadata\\\":{\\\"name\\\":\\\"p\\\"},\\\"spec\\\":{\\\"mdoe\\\":\\\"Auto\\\",\\\"paused\\\":true}}\": "
             "strict decoding error: unknown field \"spec.mdoe\"");
 }
 

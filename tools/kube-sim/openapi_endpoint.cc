@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "openapi_custom.h"
 #include "openapi_v2.h"
 #include "openapi_v3.h"
 #include "rest.h"
@@ -39,14 +40,15 @@ Body MakeBody(std::string bytes) {
   return b;
 }
 
-std::shared_ptr<const Documents> Build(const std::string& server_version) {
+std::shared_ptr<const Documents> Build(const std::string& server_version, const std::vector<const ResourceType*>& custom) {
   auto d = std::make_shared<Documents>();
-  json v2 = OpenApiV2Json(server_version);
+  OpenApiExtra extra = CustomOpenApi(custom);
+  json v2 = OpenApiV2Json(server_version, &extra);
   d->v2_json = MakeBody(v2.dump());
   d->v2_proto = MakeBody(OpenApiV2Protobuf(v2));
   json paths = json::object();
-  for (const auto& key : OpenApiV3Keys()) {
-    Body b = MakeBody(OpenApiV3Document(key, server_version).dump());
+  for (const auto& key : OpenApiV3Keys(&extra)) {
+    Body b = MakeBody(OpenApiV3Document(key, server_version, &extra).dump());
     paths[key] = {{"serverRelativeURL", "/openapi/v3/" + key + "?hash=" + b.hash}};
     d->v3[key] = std::move(b);
   }
@@ -54,12 +56,27 @@ std::shared_ptr<const Documents> Build(const std::string& server_version) {
   return d;
 }
 
-std::shared_ptr<const Documents> DocumentsFor(const std::string& server_version) {
+// The documents for a server version and set of custom types.  Custom
+// type entries are immutable and never freed (custom_resources.h), so
+// their addresses identify the set; the built-in-only documents stay cached
+// for good, the newest custom set's replace the previous one.
+std::shared_ptr<const Documents> DocumentsFor(const std::string& server_version, const CustomTypes* custom) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<const Documents>> cache;
+  std::vector<const ResourceType*> types = custom != nullptr ? custom->All() : std::vector<const ResourceType*>{};
+  std::string key = server_version;
+  for (const ResourceType* t : types) key += "/" + std::to_string(reinterpret_cast<uintptr_t>(t));
   std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[server_version];
-  if (!slot) slot = Build(server_version);
+  auto& slot = cache[key];
+  if (!slot) {
+    if (!types.empty()) {  // forget other custom sets (a map entry per CRD change would only grow)
+      for (auto it = cache.begin(); it != cache.end();) {
+        bool builtin_only = it->first.find('/') == std::string::npos;
+        it = builtin_only || it->first == key ? std::next(it) : cache.erase(it);
+      }
+    }
+    slot = Build(server_version, types);
+  }
   return slot;
 }
 
@@ -96,9 +113,10 @@ std::string OpenApiHash(const std::string& data) {
   return out;
 }
 
-ApiResponse ServeOpenApi(const ApiRequest& req, const std::string& path, const std::string& server_version) {
+ApiResponse ServeOpenApi(const ApiRequest& req, const std::string& path, const std::string& server_version,
+                         const CustomTypes* custom) {
   if (req.method != "GET") return ErrorResponse(ApiError::MethodNotAllowed("GET only"));
-  auto docs = DocumentsFor(server_version);
+  auto docs = DocumentsFor(server_version, custom);
   if (path == "/openapi/v2") {
     std::string accept = req.Header("accept");
     if (accept.find(kV2Protobuf) != std::string::npos || accept.find(kV2ProtobufType) != std::string::npos) {

@@ -16,18 +16,22 @@
 //                          without a hash: no-cache with the ETag.
 //
 // Documents are built once per server version (settings.serverVersion
-// goes into info.version) and shared; thread-safe.  Other methods are
+// goes into info.version) and set of custom types, and shared;
+// thread-safe.  Other methods are
 // 405, unknown keys 404.
 #pragma once
 
 #include <string>
 
 #include "api.h"
+#include "custom_resources.h"
 
 namespace kubeon::kubesim {
 
-// REQUIRES: path is "/openapi/..." without trailing slashes.
-ApiResponse ServeOpenApi(const ApiRequest& req, const std::string& path, const std::string& server_version);
+// REQUIRES: path is "/openapi/..." without trailing slashes.  `custom`:
+// the custom resource types to publish too (openapi_custom.h), or null.
+ApiResponse ServeOpenApi(const ApiRequest& req, const std::string& path, const std::string& server_version,
+                         const CustomTypes* custom = nullptr);
 
 // Upper-case hex SHA-512 of `data`, the hash kube-openapi publishes.
 std::string OpenApiHash(const std::string& data);

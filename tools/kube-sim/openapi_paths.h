@@ -12,10 +12,12 @@
 // instead of validating on the client).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "openapi_schema.h"
+#include "resources.h"
 
 namespace kubeon::kubesim {
 
@@ -46,8 +48,20 @@ struct OpenApiPath {
   std::vector<OpenApiOperation> operations;
 };
 
-// Every path kube-sim serves, in a fixed order.
+// Every path of the built-in types, in a fixed order.
 const std::vector<OpenApiPath>& OpenApiPaths();
+
+// The paths of `type` served at `version`, whose kind is the definition
+// `def` (for custom resources, openapi_custom.h).
+std::vector<OpenApiPath> OpenApiPathsOf(const ResourceType& type, const std::string& version, const std::string& def);
+
+// What custom resources add to the documents (openapi_custom.h).
+struct OpenApiExtra {
+  std::vector<OpenApiPath> paths;
+  std::map<std::string, json> v2_definitions;  // name -> schema, refs "#/definitions/..."
+  std::map<std::string, json> v3_schemas;      // name -> schema, refs "#/components/schemas/..."
+  std::vector<std::string> builtin_refs;       // built-in definitions those schemas refer to
+};
 
 // "api/v1" or "apis/apps/v1": the key of a group-version in /openapi/v3.
 std::string OpenApiV3Key(const std::string& group_version);

@@ -128,10 +128,12 @@ TEST(OpenApiSchemaTest, PruneKeepsFieldsTheReferenceAlreadyHas) {
 }
 
 TEST(OpenApiSchemaTest, FreeFormAndWronglyTypedValuesAreLeftAlone) {
-  json gp = {{"spec", {{"kind", "Sharing"}, {"mig", "not-an-object"}}}, {"status", {{"anything", {{"goes", 1}}}}}};
-  auto unknown = OpenApiSchema::Builtin().Prune("io.kubeon.gpu.v1.GpuPolicy", gp);
+  json crd = {{"spec", {{"group", "x.io"}, {"names", "not-an-object"}, {"conversion", {{"anything", {{"goes", 1}}}}}}}};
+  auto unknown = OpenApiSchema::Builtin().Prune(
+      "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition", crd);
   EXPECT_TRUE(unknown.empty());
-  EXPECT_EQ(gp["status"]["anything"]["goes"], 1);
+  EXPECT_EQ(crd["spec"]["conversion"]["anything"]["goes"], 1);
+  EXPECT_EQ(crd["spec"]["names"], "not-an-object");
 }
 
 TEST(OpenApiSchemaTest, ParseErrorsNameTheDefinition) {

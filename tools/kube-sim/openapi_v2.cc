@@ -161,10 +161,12 @@ ProtoWriter PathItem(const json& item) {
 
 }  // namespace
 
-json OpenApiV2Json(const std::string& server_version) {
+json OpenApiV2Json(const std::string& server_version, const OpenApiExtra* extra) {
   const OpenApiSchema& schema = OpenApiSchema::Builtin();
   json paths = json::object();
-  for (const auto& p : OpenApiPaths()) {
+  std::vector<OpenApiPath> all = OpenApiPaths();
+  if (extra != nullptr) all.insert(all.end(), extra->paths.begin(), extra->paths.end());
+  for (const auto& p : all) {
     json item = json::object();
     if (!p.params.empty()) {
       item["parameters"] = json::array();
@@ -175,6 +177,9 @@ json OpenApiV2Json(const std::string& server_version) {
   }
   json defs = json::object();
   for (const auto& [name, def] : schema.definitions()) defs[name] = schema.SchemaJson(def, kRef);
+  if (extra != nullptr) {
+    for (const auto& [name, def] : extra->v2_definitions) defs[name] = def;
+  }
   return {{"swagger", "2.0"},
           {"info", {{"title", "Kubernetes"}, {"version", server_version}}},
           {"paths", std::move(paths)},

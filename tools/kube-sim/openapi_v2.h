@@ -20,8 +20,11 @@
 
 namespace kubeon::kubesim {
 
-// REQUIRES: server_version like "v1.32.0" (info.version).
-json OpenApiV2Json(const std::string& server_version);
+struct OpenApiExtra;  // openapi_paths.h
+
+// REQUIRES: server_version like "v1.32.0" (info.version).  `extra`: the
+// custom resources' paths and definitions (openapi_custom.h), or null.
+json OpenApiV2Json(const std::string& server_version, const OpenApiExtra* extra = nullptr);
 
 // The gnostic protobuf encoding of a document shaped like OpenApiV2Json().
 std::string OpenApiV2Protobuf(const json& document);

@@ -56,11 +56,6 @@ TEST(OpenApiV2Test, JsonDocumentHasPathsAndDefinitions) {
   check(d);
 }
 
-TEST(OpenApiV2Test, CustomResourcesDoNotOfferStrategicMergePatch) {
-  const json& patch = Doc()["paths"]["/apis/gpu.kubeon.io/v1/gpupolicies/{name}"]["patch"];
-  for (const auto& ct : patch["consumes"]) EXPECT_NE(ct, "application/strategic-merge-patch+json");
-}
-
 TEST(OpenApiV2Test, ProtobufDecodesToTheSameDocument) {
   std::string pb = OpenApiV2Protobuf(Doc());
   ASSERT_TRUE(testing::DecodeProto(pb).has_value());

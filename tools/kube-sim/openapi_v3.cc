@@ -32,20 +32,26 @@ json OperationJson(const OpenApiOperation& op) {
 
 }  // namespace
 
-std::vector<std::string> OpenApiV3Keys() {
+std::vector<std::string> OpenApiV3Keys(const OpenApiExtra* extra) {
   std::vector<std::string> keys;
-  for (const auto& p : OpenApiPaths()) {
+  std::vector<OpenApiPath> all = OpenApiPaths();
+  if (extra != nullptr) all.insert(all.end(), extra->paths.begin(), extra->paths.end());
+  for (const auto& p : all) {
     std::string key = OpenApiV3Key(p.group_version);
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   }
   return keys;
 }
 
-json OpenApiV3Document(const std::string& key, const std::string& server_version) {
+json OpenApiV3Document(const std::string& key, const std::string& server_version, const OpenApiExtra* extra) {
   const OpenApiSchema& schema = OpenApiSchema::Builtin();
   json paths = json::object();
   std::vector<std::string> roots;
-  for (const auto& p : OpenApiPaths()) {
+  std::vector<OpenApiPath> all = OpenApiPaths();
+  if (extra != nullptr) {
+    all.insert(all.end(), extra->paths.begin(), extra->paths.end());
+  }
+  for (const auto& p : all) {
     if (OpenApiV3Key(p.group_version) != key) continue;
     json item = json::object();
     if (!p.params.empty()) {
@@ -60,8 +66,21 @@ json OpenApiV3Document(const std::string& key, const std::string& server_version
     paths[p.path] = std::move(item);
   }
   if (paths.empty()) return nullptr;
+  if (extra != nullptr) {
+    for (const auto& entry : extra->v3_schemas) {
+      if (std::find(roots.begin(), roots.end(), entry.first) != roots.end()) {
+        roots.insert(roots.end(), extra->builtin_refs.begin(), extra->builtin_refs.end());
+        break;
+      }
+    }
+  }
   json schemas = json::object();
   for (const auto& name : schema.Closure(roots)) schemas[name] = schema.SchemaJson(*schema.Find(name), kRef);
+  if (extra != nullptr) {
+    for (const auto& [name, s] : extra->v3_schemas) {
+      if (roots.end() != std::find(roots.begin(), roots.end(), name)) schemas[name] = s;  // reached by a path here
+    }
+  }
   return {{"openapi", "3.0.0"},
           {"info", {{"title", "Kubernetes"}, {"version", server_version}}},
           {"paths", std::move(paths)},

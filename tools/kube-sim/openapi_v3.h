@@ -17,10 +17,13 @@
 
 namespace kubeon::kubesim {
 
-// The keys of /openapi/v3, in a fixed order.
-std::vector<std::string> OpenApiV3Keys();
+struct OpenApiExtra;  // openapi_paths.h
+
+// The keys of /openapi/v3, in a fixed order (the built-ins', then the
+// custom resources' of `extra` when given).
+std::vector<std::string> OpenApiV3Keys(const OpenApiExtra* extra = nullptr);
 
 // The document of one key; null when the key is not served.
-json OpenApiV3Document(const std::string& key, const std::string& server_version);
+json OpenApiV3Document(const std::string& key, const std::string& server_version, const OpenApiExtra* extra = nullptr);
 
 }  // namespace kubeon::kubesim

@@ -13,7 +13,7 @@ namespace {
 TEST(OpenApiV3Test, KeysAreTheServedGroupVersions) {
   EXPECT_EQ(OpenApiV3Keys(), (std::vector<std::string>{"api/v1", "apis/apps/v1", "apis/policy/v1", "apis/policy/v1beta1",
                                                        "apis/batch/v1", "apis/coordination.k8s.io/v1",
-                                                       "apis/gpu.kubeon.io/v1"}));
+                                                       "apis/apiextensions.k8s.io/v1"}));
   EXPECT_TRUE(OpenApiV3Document("apis/extensions/v1beta1", "v1.32.0").is_null());
 }
 
@@ -54,10 +54,10 @@ TEST(OpenApiV3Test, PatchOperationsOfBuiltinKindsAcceptStrategicMerge) {
             "Deployment");
   EXPECT_EQ(apps["components"]["schemas"]["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"]
                 ["x-kubernetes-patch-merge-key"], "name");
-  json gpu = OpenApiV3Document("apis/gpu.kubeon.io/v1", "v1.32.0");
-  const json& gpatch = gpu["paths"]["/apis/gpu.kubeon.io/v1/gpupolicies/{name}"]["patch"];
-  EXPECT_FALSE(gpatch["requestBody"]["content"].contains("application/strategic-merge-patch+json"));
-  EXPECT_TRUE(gpatch["requestBody"]["content"].contains("application/merge-patch+json"));
+  json leases = OpenApiV3Document("apis/coordination.k8s.io/v1", "v1.32.0");
+  const json& lpatch = leases["paths"]["/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"]["patch"];
+  EXPECT_TRUE(lpatch["requestBody"]["content"].contains("application/strategic-merge-patch+json"));
+  EXPECT_TRUE(lpatch["requestBody"]["content"].contains("application/merge-patch+json"));
 }
 
 }  // namespace

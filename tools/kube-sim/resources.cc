@@ -46,8 +46,8 @@ std::vector<ResourceType> Build() {
                "PodDisruptionBudget", true, {"pdb"}, {}, kAllVerbs, {Status()}});
   r.push_back({"batch", {"v1"}, "jobs", "job", "Job", true, {}, {"all"}, kAllVerbs, {Status()}});
   r.push_back({"coordination.k8s.io", {"v1"}, "leases", "lease", "Lease", true, {}, {}, kAllVerbs, {}});
-  r.push_back({"gpu.kubeon.io", {"v1"}, "gpupolicies", "gpupolicy", "GpuPolicy", false,
-               {"gpupol"}, {}, kAllVerbs, {Status()}});
+  r.push_back({"apiextensions.k8s.io", {"v1"}, "customresourcedefinitions", "customresourcedefinition",
+               "CustomResourceDefinition", false, {"crd", "crds"}, {"api-extensions"}, kAllVerbs, {Status()}});
   return r;
 }
 

@@ -15,6 +15,8 @@
 
 namespace kubeon::kubesim {
 
+struct CustomInfo;  // custom_resources.h
+
 struct Subresource {
   std::string name;             // "status", "eviction", "scale"
   std::string group;            // group of the subresource's kind ("policy" for Eviction)
@@ -34,6 +36,7 @@ struct ResourceType {
   std::vector<std::string> categories;
   std::vector<std::string> verbs;
   std::vector<Subresource> subresources;
+  const CustomInfo* custom = nullptr;  // set for custom resources (custom_resources.h)
 
   std::string StoreId() const { return group.empty() ? plural : group + "/" + plural; }
   // "v1" or "apps/v1" for the given served version.

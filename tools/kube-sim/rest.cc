@@ -6,12 +6,14 @@
 
 #include "apps_defaults.h"
 #include "base64.h"
+#include "custom_resources.h"
 #include "eviction.h"
 #include "field_validation.h"
 #include "managed_fields.h"
 #include "patch.h"
 #include "pod_deletion.h"
 #include "selector.h"
+#include "structural_schema.h"
 #include "table.h"
 #include "validation.h"
 
@@ -168,6 +170,22 @@ ApiResponse List(Simulator& sim, const Route& r, const ApiRequest& req) {
   return resp;
 }
 
+// The rules of apiextensions types: a CRD's names, scope and versions
+// (custom_resources.h CrdProblems); a custom resource gets its schema's
+// defaults and is validated against it (structural_schema.h).
+Outcome<bool> ValidateCustom(const ResourceType& t, json& obj) {
+  std::vector<std::string> problems;
+  if (t.StoreId() == kCrds) {
+    problems = CrdProblems(obj);
+  } else if (t.custom != nullptr) {
+    const json& schema = t.custom->Schema(t.versions[0]);
+    ApplyDefaults(schema, obj);
+    problems = ValidateAgainstSchema(schema, obj);
+  }
+  if (problems.empty()) return true;
+  return ApiError::InvalidFields(t.group, t.kind, Name(obj), problems);
+}
+
 // The managedFields entry a write through `r` records (managed_fields.h).
 ManagedWrite WriteBy(const Route& r, const ApiRequest& req) {
   return {FieldManagerOf(req.Param("fieldManager"), req.Header("user-agent")), "Update",
@@ -206,6 +224,7 @@ Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json 
   if (r.subresource.empty()) ApplyAppsDefaults(t.plural, &candidate);
   auto valid = ValidateUpdate(t, existing, candidate);
   if (!valid.ok()) return valid.error();
+  if (auto crd = ValidateCustom(t, candidate); !crd.ok()) return crd.error();
   if (dry_run) {
     std::string want = Str(candidate, {"metadata", "resourceVersion"});
     if (!want.empty() && want != Str(existing, {"metadata", "resourceVersion"})) {
@@ -219,7 +238,8 @@ Outcome<json> Commit(Simulator& sim, const Route& r, const json& existing, json 
   return updated;
 }
 
-ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req) {
+// `apply`: the managedFields entry of a server-side apply that creates.
+ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req, const ManagedWrite* apply = nullptr) {
   const ResourceType& t = *r.type;
   auto parsed = ParseBody(req);
   if (!parsed.ok()) return ErrorResponse(parsed.error());
@@ -263,10 +283,12 @@ ApiResponse Create(Simulator& sim, const Route& r, const ApiRequest& req) {
   } else if (t.HasStatus() && t.plural != "nodes") {
     obj.erase("status");
   }
-  RecordManagedFields(obj, WriteBy(r, req), sim.Now());
+  RecordManagedFields(obj, apply != nullptr ? *apply : WriteBy(r, req), sim.Now());
   ApplyAppsDefaults(t.plural, &obj);
   auto valid = ValidateCreate(t, obj);
   if (!valid.ok()) return ErrorResponse(valid.error());
+  if (auto crd = ValidateCustom(t, obj); !crd.ok()) return ErrorResponse(crd.error());
+  if (t.custom != nullptr) obj["metadata"]["generation"] = 1;  // CRs have one with or without a spec
   if (DryRun(req)) {
     if (store.Get(t.StoreId(), r.ns, Name(obj)) != nullptr) {
       return ErrorResponse(ApiError::AlreadyExists(t.group, t.plural, Name(obj)));
@@ -310,12 +332,81 @@ ApiResponse Update(Simulator& sim, const Route& r, const ApiRequest& req) {
   return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
 }
 
+// An apply patch body: JSON (what kubectl sends; YAML that is not JSON is
+// refused with 400).
+Outcome<json> ApplyBody(const std::string& body) {
+  json obj = json::parse(body, nullptr, false);
+  if (obj.is_discarded() || !obj.is_object()) {
+    return ApiError::BadRequest("kube-sim reads apply patches as JSON objects; the body is not one");
+  }
+  return obj;
+}
+
+bool IsApplyPatch(const std::string& content_type) {
+  return content_type.substr(0, content_type.find(';')) == "application/apply-patch+yaml";
+}
+
+// The 415 of a strategic merge patch (or unknown type) on a custom resource.
+ApiError CustomUnsupportedMediaType(const std::string& content_type) {
+  ApiError e = ApiError::UnsupportedMediaType(content_type);
+  e.message = "the body of the request was in an unknown format - accepted media types include: "
+              "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
+  return e;
+}
+
+// Server-side apply (application/apply-patch+yaml, kubectl apply
+// --server-side), kept simple: the applied configuration is created when
+// the object is absent, else merged into it as a JSON merge patch; fields
+// the manager stopped applying are not removed and no ownership conflicts
+// are computed (managed_fields.h tracks no fields).  The managedFields
+// entry has operation Apply.
+ApiResponse Apply(Simulator& sim, const Route& r, const ApiRequest& req) {
+  const ResourceType& t = *r.type;
+  if (req.Param("fieldManager").empty()) {
+    return ErrorResponse(ApiError::InvalidFields(t.group, t.kind, r.name,
+                                                 {"fieldManager: Required value: is required for apply patch"}));
+  }
+  auto applied = ApplyBody(req.body);
+  if (!applied.ok()) return ErrorResponse(applied.error());
+  json config = std::move(applied).value();
+  if (!config["metadata"].is_object()) config["metadata"] = json::object();
+  if (config["metadata"].value("name", "") != r.name) {
+    return ErrorResponse(ApiError::BadRequest("metadata.name: the applied object's name must match the URL (" + r.name + ")"));
+  }
+  ManagedWrite by = WriteBy(r, req);
+  by.operation = "Apply";
+  const json* existing = sim.store().Get(t.StoreId(), r.ns, r.name);
+  if (existing == nullptr) {
+    if (!r.subresource.empty()) return ErrorResponse(ApiError::NotFound(t.group, t.plural, r.name));
+    ApiRequest create = req;
+    create.body = config.dump();
+    create.headers["content-type"] = "application/json";
+    Route collection = r;
+    collection.name.clear();
+    return Create(sim, collection, create, &by);
+  }
+  json current = *existing;
+  config.erase("apiVersion");
+  config.erase("kind");
+  config["metadata"].erase("resourceVersion");
+  json candidate = MergePatch(ServedObject(current, t, r.version), config);
+  auto warnings = CheckWrite(r, req, candidate, current, WriteKind::kOtherPatch);
+  if (!warnings.ok()) return ErrorResponse(warnings.error());
+  auto out = Commit(sim, r, current, std::move(candidate), DryRun(req), by);
+  if (!out.ok()) return ErrorResponse(out.error());
+  return WithWarnings(JsonResponse(200, ServedObject(out.value(), t, r.version)), warnings.value());
+}
+
 ApiResponse Patch(Simulator& sim, const Route& r, const ApiRequest& req) {
   const ResourceType& t = *r.type;
+  if (IsApplyPatch(req.Header("content-type"))) return Apply(sim, r, req);
   const json* existing = sim.store().Get(t.StoreId(), r.ns, r.name);
   if (existing == nullptr) return ErrorResponse(ApiError::NotFound(t.group, t.plural, r.name));
   auto type = PatchTypeFromContentType(req.Header("content-type"));
-  if (!type) return ErrorResponse(ApiError::UnsupportedMediaType(req.Header("content-type")));
+  if (!type || (t.custom != nullptr && *type == PatchType::kStrategicMerge)) {
+    return ErrorResponse(t.custom != nullptr ? CustomUnsupportedMediaType(req.Header("content-type"))
+                                             : ApiError::UnsupportedMediaType(req.Header("content-type")));
+  }
   json current = *existing;
   if (r.subresource == "scale") {
     auto patched = ApplyPatch(*type, ScaleOf(current), req.body);
@@ -405,9 +496,9 @@ ApiResponse Delete(Simulator& sim, const Route& r, const ApiRequest& req) {
     return JsonResponse(200, ServedObject(*existing, t, r.version));
   }
   if (t.plural == "namespaces") {
-    for (const auto& rt : AllResources()) {
-      if (!rt.namespaced) continue;
-      for (const json& o : store.List(rt.StoreId(), r.name)) (void)store.Delete(rt.StoreId(), r.name, Name(o));
+    for (const ResourceType* rt : ServedResources(&sim.custom_types())) {
+      if (!rt->namespaced) continue;
+      for (const json& o : store.List(rt->StoreId(), r.name)) (void)store.Delete(rt->StoreId(), r.name, Name(o));
     }
   }
   if (t.StoreId() == kPods) {

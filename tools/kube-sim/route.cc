@@ -14,7 +14,7 @@ ApiError PathNotFound() {
   return e;
 }
 
-Outcome<Route> ParseRoute(const std::string& path) {
+Outcome<Route> ParseRoute(const std::string& path, const CustomTypes* custom) {
   std::vector<std::string> segs;
   size_t i = 0;
   while (i < path.size()) {
@@ -59,7 +59,7 @@ Outcome<Route> ParseRoute(const std::string& path) {
     if (rest.size() >= 3) r.subresource = rest[2];
     if (rest.size() > 3) return PathNotFound();
   }
-  r.type = FindResource(r.group, r.version, plural);
+  r.type = FindServed(custom, r.group, r.version, plural);
   if (r.type == nullptr) return PathNotFound();
   if (!r.type->namespaced && !r.ns.empty()) return PathNotFound();
   if (r.type->namespaced && r.ns.empty() && !r.name.empty()) return PathNotFound();

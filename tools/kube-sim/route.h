@@ -12,6 +12,7 @@
 #include <string>
 
 #include "api_error.h"
+#include "custom_resources.h"
 #include "resources.h"
 
 namespace kubeon::kubesim {
@@ -26,8 +27,9 @@ struct Route {
   bool watch_prefix = false;
 };
 
-// REQUIRES: path starts with "/api/" or "/apis/".
-Outcome<Route> ParseRoute(const std::string& path);
+// REQUIRES: path starts with "/api/" or "/apis/".  `custom`: the custom
+// resource types served besides the built-ins (may be null).
+Outcome<Route> ParseRoute(const std::string& path, const CustomTypes* custom = nullptr);
 
 // The 404 a real server gives for a path it does not serve.
 ApiError PathNotFound();

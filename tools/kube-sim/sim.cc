@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "crd_controller.h"
 #include "daemonset_controller.h"
 #include "deployment_controller.h"
 #include "device_manager.h"
@@ -65,6 +66,7 @@ Simulator::Simulator(Settings settings, Clock clock)
   scale_ = settings_.time_scale;
   store_ = std::make_unique<Store>(static_cast<size_t>(settings_.history_limit), [this] { return Now(); },
                                    settings_.seed);
+  controllers_.push_back(std::make_unique<CrdController>(custom_types_));
   controllers_.push_back(std::make_unique<DeploymentController>());
   controllers_.push_back(std::make_unique<ReplicaSetController>());
   controllers_.push_back(std::make_unique<StatefulSetController>());
@@ -120,12 +122,12 @@ json Simulator::ClockState() const {
 }
 
 Outcome<size_t> Simulator::LoadSnapshot(const json& list, const std::string& source) {
-  auto n = LoadList(*store_, list, source, /*keep_versions=*/false);
+  auto n = LoadList(*store_, list, source, /*keep_versions=*/false, &custom_types_);
   if (!n.ok()) return n.error();
   EnsureKubeSystem(*store_, settings_.kube_system_uid.empty() ? KubeSystemUid(list.dump()) : settings_.kube_system_uid);
   std::vector<std::string> namespaces = kSystemNamespaces;
   namespaces.push_back(settings_.operator_namespace);
-  EnsureNamespaces(*store_, namespaces);
+  EnsureNamespaces(*store_, namespaces, &custom_types_);
   SynthesizeDaemonSets(*store_);
   Reconcile();
   store_->Compact();
@@ -147,7 +149,7 @@ Outcome<bool> Simulator::UsePersistence(const std::string& dir) {
   ss << in.rdbuf();
   json state = json::parse(ss.str(), nullptr, false);
   if (state.is_discarded()) return ApiError::BadRequest(path + ": invalid JSON");
-  auto loaded = LoadState(*store_, state, path);
+  auto loaded = LoadState(*store_, state, path, &custom_types_);
   if (!loaded.ok()) return loaded.error();
   if (const json* g = Find(state, {"kubeSim", "nodeGpus"}); g != nullptr) {
     auto ok = gpus_.FromJson(*g);
@@ -156,7 +158,7 @@ Outcome<bool> Simulator::UsePersistence(const std::string& dir) {
   EnsureKubeSystem(*store_, settings_.kube_system_uid.empty() ? KubeSystemUid(state.dump()) : settings_.kube_system_uid);
   std::vector<std::string> namespaces = kSystemNamespaces;
   namespaces.push_back(settings_.operator_namespace);
-  EnsureNamespaces(*store_, namespaces);
+  EnsureNamespaces(*store_, namespaces, &custom_types_);
   Reconcile();
   store_->Compact();
   persisted_writes_ = store_->WriteCount();

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "controller.h"
+#include "custom_resources.h"
 #include "faults.h"
 #include "node_gpus.h"
 #include "pod_logs.h"
@@ -82,6 +83,9 @@ class Simulator {
   // The GET /sim/clock document: now, unixMillis, timeScale, advancedMs.
   json ClockState() const;
   NodeGpus& gpus() { return gpus_; }
+  // The custom resource types the CRDs in the store define; thread-safe on
+  // its own (lookups need no mutex()).
+  const CustomTypes& custom_types() const { return custom_types_; }
   PodLogs& logs() { return logs_; }
   json State() const;
 
@@ -106,6 +110,7 @@ class Simulator {
   NodeGpus gpus_;
   PodLogs logs_;
   Faults faults_;
+  CustomTypes custom_types_;
   std::unique_ptr<Store> store_;
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<uint64_t> seen_;  // per controller: input signature after its last run

@@ -13,14 +13,28 @@
 
 namespace kubeon::kubesim {
 
-Outcome<size_t> LoadList(Store& store, const json& list, const std::string& source, bool keep_versions) {
+Outcome<size_t> LoadList(Store& store, const json& list, const std::string& source, bool keep_versions,
+                         CustomTypes* custom) {
   if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
     return ApiError::BadRequest(source + ": not a Kubernetes List (no \"items\" array)");
   }
   size_t n = 0;
   const json& items = list["items"];
-  for (size_t i = 0; i < items.size(); ++i) {
+  // CustomResourceDefinitions first, so the objects of their types load.
+  std::vector<size_t> order;
+  for (int crds = 1; crds >= 0; --crds) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      bool is_crd = items[i].is_object() && items[i].value("kind", "") == "CustomResourceDefinition";
+      if (is_crd == (crds == 1)) order.push_back(i);
+    }
+  }
+  bool synced = false;
+  for (size_t i : order) {
     const json& item = items[i];
+    if (!synced && custom != nullptr && item.is_object() && item.value("kind", "") != "CustomResourceDefinition") {
+      custom->Sync(store);
+      synced = true;
+    }
     std::string where = source + ": items[" + std::to_string(i) + "]";
     if (!item.is_object()) return ApiError::BadRequest(where + ": not an object");
     std::string api_version = item.value("apiVersion", "");
@@ -28,7 +42,7 @@ Outcome<size_t> LoadList(Store& store, const json& list, const std::string& sour
     size_t slash = api_version.find('/');
     std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
     std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-    const ResourceType* rt = FindByKind(group, kind);
+    const ResourceType* rt = FindServedByKind(custom, group, kind);
     if (rt == nullptr || !rt->Serves(version)) {
       return ApiError::BadRequest(where + ": kind \"" + kind + "\" apiVersion \"" + api_version +
                                   "\" is not served by kube-sim");
@@ -47,10 +61,10 @@ Outcome<size_t> LoadList(Store& store, const json& list, const std::string& sour
   return n;
 }
 
-void EnsureNamespaces(Store& store, const std::vector<std::string>& always) {
+void EnsureNamespaces(Store& store, const std::vector<std::string>& always, const CustomTypes* custom) {
   std::set<std::string> names(always.begin(), always.end());
   for (const auto& id : store.StoreIds()) {
-    const ResourceType* rt = FindByStoreId(id);
+    const ResourceType* rt = FindServedByStoreId(custom, id);
     if (rt == nullptr || !rt->namespaced) continue;
     store.ForEach(id, "", "", [&](const std::string&, const json& o) {
       names.insert(Namespace(o));
@@ -118,8 +132,8 @@ json DumpState(const Store& store) {
           {"items", std::move(items)}};
 }
 
-Outcome<bool> LoadState(Store& store, const json& state, const std::string& source) {
-  auto n = LoadList(store, state, source, /*keep_versions=*/true);
+Outcome<bool> LoadState(Store& store, const json& state, const std::string& source, CustomTypes* custom) {
+  auto n = LoadList(store, state, source, /*keep_versions=*/true, custom);
   if (!n.ok()) return n.error();
   std::string rv = Str(state, {"metadata", "resourceVersion"});
   if (!rv.empty()) store.SetResourceVersion(std::strtoull(rv.c_str(), nullptr, 10));

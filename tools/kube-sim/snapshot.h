@@ -18,18 +18,23 @@
 #include <string>
 #include <vector>
 
+#include "custom_resources.h"
 #include "store.h"
 
 namespace kubeon::kubesim {
 
 // Errors name `source` and the item index.  keep_versions: see Store::Restore.
-Outcome<size_t> LoadList(Store& store, const json& list, const std::string& source, bool keep_versions);
-void EnsureNamespaces(Store& store, const std::vector<std::string>& always);
+// Custom resources are accepted when `custom` serves their kind; a CRD in
+// the list is registered as it is restored, so its objects may follow it.
+Outcome<size_t> LoadList(Store& store, const json& list, const std::string& source, bool keep_versions,
+                         CustomTypes* custom = nullptr);
+void EnsureNamespaces(Store& store, const std::vector<std::string>& always, const CustomTypes* custom = nullptr);
 void SynthesizeDaemonSets(Store& store);
 
 json DumpState(const Store& store);
 // Replaces nothing already in the store; REQUIRES: an empty store.
-Outcome<bool> LoadState(Store& store, const json& state, const std::string& source);
+Outcome<bool> LoadState(Store& store, const json& state, const std::string& source,
+                        CustomTypes* custom = nullptr);
 
 // Writes `content` to `path` atomically (temp file in the same directory,
 // fsync, rename).  The error message names the path.

@@ -3,6 +3,8 @@
 
 #include <functional>
 
+#include "custom_resources.h"
+#include "json_path.h"
 #include "quantity.h"
 
 namespace kubeon::kubesim {
@@ -108,8 +110,32 @@ std::string IntOrString(const json* v) {
   return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
+// A custom resource's cell, as apiextensions' tableconvertor: the first
+// value the column's JSONPath selects, typed by the column (date: the age
+// of an RFC 3339 time); null (kubectl prints <none>) when nothing matches.
+json CustomCell(const PrinterColumn& c, const json& obj, TimePoint now) {
+  auto found = EvalJsonPath(obj, c.json_path);
+  if (found.empty() || found[0]->is_null()) return nullptr;
+  const json& v = *found[0];
+  if (c.type == "date" && v.is_string()) {
+    auto t = ParseRfc3339(v.get<std::string>());
+    if (!t) return v;
+    return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t).count());
+  }
+  if (c.type == "integer" && v.is_number()) return v.is_number_integer() ? v : json(static_cast<int64_t>(v.get<double>()));
+  if (c.type == "number" || c.type == "boolean" || c.type == "integer") return v;
+  return v.is_string() ? v : json(v.dump());
+}
+
 std::vector<Column> Columns(const ResourceType& t, TimePoint now) {
   auto name = Column{"Name", "string", 0, [](const json& o) { return json(Name(o)); }};
+  if (t.custom != nullptr) {
+    std::vector<Column> cols = {name};
+    for (const PrinterColumn& c : t.custom->Columns(t.versions[0])) {
+      cols.push_back({c.name, c.type, c.priority, [c, now](const json& o) { return CustomCell(c, o, now); }});
+    }
+    return cols;
+  }
   auto age = Column{"Age", "string", 0, [now](const json& o) { return json(Age(o, now)); }};
   auto i = [](std::initializer_list<const char*> path) {
     std::vector<const char*> p(path);

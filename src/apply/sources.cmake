@@ -7,7 +7,8 @@
 # the kube-sim target exists (end of the top-level directory).
 # step_runner_test carries the CTest label "long" (the ASan CI run skips that
 # label: ctest -LE long).
-set(AREA_SOURCES rfc3339.cc lease.cc gate.cc apply_run.cc object_fields.cc operator_config.cc step_runner.cc apply_policy.cc)
+set(AREA_SOURCES rfc3339.cc change_json.cc lease.cc gate.cc apply_run.cc object_fields.cc operator_config.cc step_runner.cc
+    apply_policy.cc)
 set(AREA_DEPS kubeon_kube kubeon_plan kubeon_audit kubeon_policy kubeon_metrics kubeon_model
     nlohmann_json::nlohmann_json yaml-cpp)
 set(AREA_TESTS gate_test.cc apply_run_test.cc lease_test.cc object_fields_test.cc operator_config_test.cc)

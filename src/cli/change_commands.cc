@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apply/change_json.h"
 #include "apply/rfc3339.h"
 #include "audit/audit_store.h"
+#include "audit/decision.h"
 #include "audit/kube_approvals.h"
 #include "audit/kube_store.h"
 #include "cli/audit_db.h"
@@ -41,14 +43,7 @@ std::string Join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
-// The step a record proposes (plan/schedule_json.h), or why it cannot be read.
-Result<plan::ScheduleStep> StepOf(const audit::ChangeRecord& r) {
-  json j = json::parse(r.step_json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::Error("step JSON of change " + r.id + " is not JSON");
-  Result<plan::ScheduleStep> step = plan::StepFromJson(j);
-  if (!step.ok()) return step.status().WithPrefix("step JSON of change " + r.id);
-  return step;
-}
+Result<plan::ScheduleStep> StepOf(const audit::ChangeRecord& r) { return apply::StepOfChange(r); }
 
 // True when the RFC 3339 time `t` is not after `now`; false when it is unset
 // or unreadable.
@@ -69,30 +64,7 @@ json ClusterJson(const std::optional<audit::ClusterIdentity>& c) {
   return {{"server", c->server}, {"kube_system_uid", c->kube_system_uid}};
 }
 
-json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now) {
-  const Result<plan::ScheduleStep> step = StepOf(r);
-  json approval = nullptr;
-  if (!r.approved_by.empty()) {
-    approval = {{"by", r.approved_by},
-                {"at", r.approved_at},
-                {"expires_at", r.approval_expires_at},
-                {"expired", Passed(r.approval_expires_at, now)},
-                {"hash", r.approved_hash},
-                {"matches_step", r.approved_hash == r.content_hash}};
-  }
-  return {{"id", r.id},
-          {"policy", r.policy},
-          {"state", std::string(audit::ChangeStateName(r.state))},
-          {"content_hash", r.content_hash},
-          {"revision", r.revision},
-          {"created_at", r.created_at},
-          {"updated_at", r.updated_at},
-          {"approval", approval},
-          {"rejected_by", r.rejected_by.empty() ? json(nullptr) : json(r.rejected_by)},
-          {"reason", r.reason},
-          {"step", step.ok() ? plan::StepToJson(*step) : json(nullptr)},
-          {"step_error", step.ok() ? json(nullptr) : json(step.status().message())}};
-}
+json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now) { return apply::ChangeToJson(r, now); }
 
 std::string Decision(const audit::ChangeRecord& r, Clock::time_point now) {
   if (!r.rejected_by.empty()) return "rejected by " + r.rejected_by;
@@ -280,44 +252,21 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
         << "); the controller records it in the audit log on its next pass\n";
     return 0;
   }
-  const std::string at = FormatRfc3339(now);
-  r.updated_at = at;
-  json data = {{"user", who->username}, {"groups", who->groups}, {"previous_state", state}};
-  std::string detail;
-  if (approve) {
-    const auto ttl = std::chrono::seconds(static_cast<int64_t>(ttl_hours * 3600.0 + 0.5));
-    r.state = audit::ChangeState::kApproved;
-    r.approved_by = who->username;
-    r.approved_at = at;
-    r.approval_expires_at = FormatRfc3339(now + ttl);
-    r.approved_hash = r.content_hash;
-    r.rejected_by.clear();
-    r.reason.clear();
-    data["expires_at"] = r.approval_expires_at;
-    data["approved_hash"] = r.approved_hash;
-    detail = "approved by " + r.approved_by + " until " + r.approval_expires_at + " (step hash " +
-             r.content_hash.substr(0, 16) + ")";
-  } else {
-    r.state = audit::ChangeState::kRejected;
-    r.rejected_by = who->username;
-    r.reason = a.reason;
-    r.approved_by.clear();
-    r.approved_at.clear();
-    r.approval_expires_at.clear();
-    r.approved_hash.clear();
-    data["reason"] = a.reason;
-    detail = "rejected by " + r.rejected_by + (a.reason.empty() ? "" : ": " + a.reason);
-  }
+  // The decision itself: the same rules as the reviewer page (audit/decision.h).
+  const auto ttl = std::chrono::seconds(static_cast<int64_t>(ttl_hours * 3600.0 + 0.5));
+  audit::DecisionRequest req;
+  req.kind = approve ? audit::DecisionRequest::Kind::kApprove : audit::DecisionRequest::Kind::kReject;
+  req.username = who->username;
+  req.groups = who->groups;
+  req.at = FormatRfc3339(now);
+  req.expires_at = FormatRfc3339(now + ttl);
+  req.reason = a.reason;
+  auto entry = audit::DecideChange(r, req);
+  if (!entry.ok()) return fail(entry.status().message());
+  const std::string detail = entry->detail;
   Status put = store.PutChange(r, r.revision);
   if (!put.ok()) return fail(put.message());
-  audit::LogEntry e;
-  e.time = at;
-  e.change_id = r.id;
-  e.action = cmd;
-  e.outcome = "ok";
-  e.detail = detail;
-  e.data_json = data.dump();
-  auto seq = store.Append(e);
+  auto seq = store.Append(*entry);
   if (!seq.ok()) return fail(seq.status().message());
   out << "change " << r.id << " (policy " << r.policy << ") " << detail << "\n";
   if (approve) {

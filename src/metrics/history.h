@@ -42,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -115,6 +116,12 @@ struct IngestOptions {
   // field may span lines, so a line boundary is not a record boundary).
   unsigned threads = 0;
   uint64_t parallel_min_bytes = uint64_t{32} << 20;
+  // Called with every accepted DCGM_FI_DEV_FB_USED sample (the pod it is
+  // attributed to, Unix ms, MiB as read); empty = never.  It does not change
+  // the History.  The reviewer page reads one workload's memory series back
+  // with it (memory_series.h).  REQUIRES: threads == 1 when set (it is
+  // called from the reading thread without a lock).
+  std::function<void(const PodKey& pod, int64_t ts_ms, double mib)> on_memory_sample;
 };
 
 // Reads a history file with a fixed 1 MiB buffer per thread (never the whole

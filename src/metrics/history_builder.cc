@@ -153,7 +153,10 @@ bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char
   if (pod.empty()) return true;
   PodKey key{std::string(ns), std::string(pod)};
   auto [it, inserted] = slot_of_.try_emplace(std::move(key), static_cast<int32_t>(slots_.size()));
-  if (inserted) slots_.emplace_back();
+  if (inserted) {
+    slots_.emplace_back();
+    if (options_.on_memory_sample) slots_.back().key = it->first;
+  }
   out->pod = it->second;
   return true;
 }
@@ -194,6 +197,7 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
     case Metric::kFbUsed: {
       int64_t mib = static_cast<int64_t>(std::ceil(value));
       if (mib > u.peak_memory_mib) u.peak_memory_mib = mib;
+      if (options_.on_memory_sample) options_.on_memory_sample(slot.key, ts_ms, value);
       break;
     }
     case Metric::kGrEngineActive:

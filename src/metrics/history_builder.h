@@ -113,6 +113,7 @@ class HistoryBuilder {
   struct Slot {
     PodUsage usage;
     uint32_t last_series = UINT32_MAX;
+    PodKey key;  // set only when IngestOptions::on_memory_sample is
   };
   struct ViewHash {
     using is_transparent = void;

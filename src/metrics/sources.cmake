@@ -6,6 +6,7 @@ set(AREA_SOURCES
   csv_reader.cc
   history.cc
   history_builder.cc
+  memory_series.cc
   openmetrics_reader.cc
   sample_parse.cc
   synthetic_history.cc
@@ -20,6 +21,7 @@ set(AREA_TESTS
   csv_reader_test.cc
   history_test.cc
   line_splitter_test.cc
+  memory_series_test.cc
   openmetrics_reader_test.cc
   sample_parse_test.cc
   synthetic_history_test.cc
@@ -27,17 +29,18 @@ set(AREA_TESTS
   prometheus_client_test.cc
   prometheus_history_test.cc)
 
-# Prometheus reader tests (issue 5): prometheus_client_test runs in-process
+# Prometheus reader tests (issue 5): prometheus_client_test and memory_series_test run in-process
 # HTTP servers (cpp-httplib); prometheus_history_test runs a real Prometheus
 # (/usr/bin/prometheus, promtool) and the planner on both history paths.
 # Linked at the end of the top-level directory (cmake_language(DEFER)), when
 # the test and area targets exist; the production library links neither.
 if(KUBEON_TESTS)
   function(kubeon_metrics_link_prometheus_tests)
-    if(TARGET prometheus_client_test)
-      target_link_libraries(prometheus_client_test PRIVATE PkgConfig::HTTPLIB
-                            OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
-    endif()
+    foreach(t prometheus_client_test memory_series_test)
+      if(TARGET ${t})
+        target_link_libraries(${t} PRIVATE PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+      endif()
+    endforeach()
     if(TARGET prometheus_history_test)
       target_link_libraries(prometheus_history_test PRIVATE kubeon_plan kubeon_policy kubeon_mig kubeon_model
                             PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto Threads::Threads)

@@ -254,14 +254,14 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
   }
   // The decision itself: the same rules as the reviewer page (audit/decision.h).
   const auto ttl = std::chrono::seconds(static_cast<int64_t>(ttl_hours * 3600.0 + 0.5));
-  audit::DecisionRequest req;
-  req.kind = approve ? audit::DecisionRequest::Kind::kApprove : audit::DecisionRequest::Kind::kReject;
-  req.username = who->username;
-  req.groups = who->groups;
-  req.at = FormatRfc3339(now);
-  req.expires_at = FormatRfc3339(now + ttl);
-  req.reason = a.reason;
-  auto entry = audit::DecideChange(r, req);
+  audit::DecisionRequest decision;
+  decision.kind = approve ? audit::DecisionRequest::Kind::kApprove : audit::DecisionRequest::Kind::kReject;
+  decision.username = who->username;
+  decision.groups = who->groups;
+  decision.at = FormatRfc3339(now);
+  decision.expires_at = FormatRfc3339(now + ttl);
+  decision.reason = a.reason;
+  auto entry = audit::DecideChange(r, decision);
   if (!entry.ok()) return fail(entry.status().message());
   const std::string detail = entry->detail;
   Status put = store.PutChange(r, r.revision);

@@ -4,6 +4,11 @@
 #include <algorithm>
 
 #include "apply/apply_policy.h"
+#include "apply/lease.h"
+#include "apply/step_runner.h"
+#include "audit/decision.h"
+#include "audit/kube_approvals.h"
+#include "audit/kube_store.h"
 #include "apply/rfc3339.h"
 #include "controller/policy_object.h"
 #include "controller/policy_scope.h"
@@ -222,6 +227,7 @@ void Controller::Reconcile() {
   for (const auto& [name, v] : next) views_.Put(v);
   // 5. act, only while leading
   if (Leading()) {
+    ImportApprovals();
     for (const auto& [name, v] : next) {
       if (!Leading()) {
         log_.Warn("no longer the leader: stopping before policy " + name);
@@ -248,6 +254,7 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
     plan_hash_[v.name] = hash;
   }
   if (!store_) return;
+  CarryOutRevertRequests(v, object);
   apply::ApplyPolicyOptions po;
   po.lease_namespace = options_.lease_namespace;
   po.lease_holder = options_.identity;
@@ -306,10 +313,89 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
   }
 }
 
+void Controller::ImportApprovals() {
+  auto* kube_store = dynamic_cast<audit::KubeAuditStore*>(store_);
+  if (kube_store == nullptr) return;  // SQLite: approvals come from `kubeon-gpu approve` and the page only
+  Result<audit::ApprovalImport> imported =
+      audit::ImportKubeApprovals(*kube_store, client_, SysClock::now(), options_.approval_ttl);
+  if (!imported.ok()) {
+    log_.Warn("cannot import approvals: " + imported.status().message());
+    return;
+  }
+  approvals_not_guarded_ = imported->guarded ? "" : imported->not_guarded;
+  if (!approvals_not_guarded_.empty()) log_.Warn(approvals_not_guarded_);
+  for (const auto& id : imported->approved) log_.Info("approval imported from the GpuChange", {{"change", id}});
+  for (const auto& id : imported->rejected) log_.Info("rejection imported from the GpuChange", {{"change", id}});
+  for (const auto& id : imported->ignored) {
+    log_.Warn("approval annotation for another content hash ignored", {{"change", id}});
+  }
+}
+
+// A revert request (the reviewer page's Revert, a log entry
+// audit::kRevertRequestAction) newer than the change's last revert attempt is
+// carried out by the leader exactly as `kubeon-gpu revert ID`, under the
+// policy's Lease; an attempt is logged ("revert" intent) before it acts, so
+// a request is tried once.
+void Controller::CarryOutRevertRequests(const PolicyView& v, const PolicyObject& object) {
+  Result<std::vector<audit::ChangeRecord>> records = store_->ListChanges();
+  if (!records.ok()) {
+    log_.Warn("cannot read the audit log: " + records.status().message(), {{"policy", v.name}});
+    return;
+  }
+  for (const auto& r : *records) {
+    if (r.policy != v.name || r.state != audit::ChangeState::kDone) continue;
+    Result<std::vector<audit::LogEntry>> entries = store_->Log(r.id);
+    if (!entries.ok()) continue;
+    int64_t requested = 0, attempted = 0;
+    std::string by;
+    for (const auto& e : *entries) {
+      if (e.action == audit::kRevertRequestAction) {
+        requested = e.seq;
+        by = e.detail;
+      } else if (e.action == "revert" && e.outcome == "intent") {
+        attempted = e.seq;
+      }
+    }
+    if (requested <= attempted || !Leading()) continue;
+    apply::LeaseOptions lo;
+    lo.namespace_ = options_.lease_namespace;
+    lo.policy = v.name;
+    lo.holder = options_.identity;
+    lo.duration = options_.policy_lease;
+    apply::PolicyLease lease(client_, lo);
+    if (Status held = lease.Acquire(); !held.ok()) {
+      log_.Warn("revert of " + r.id + " waits: " + held.message(), {{"policy", v.name}, {"change", r.id}});
+      continue;
+    }
+    log_.Info("reverting on request: " + by, {{"policy", v.name}, {"change", r.id}});
+    RecordEvent(v.name, object.uid, "Normal", "RevertStarted", "change " + r.id + " revert requested: " + by);
+    apply::StepOptions so;
+    so.configmap_sync = options_.configmap_sync;
+    auto progress = [this, name = v.name](const std::string& line) {
+      Beat();
+      log_.Info(line, {{"policy", name}});
+    };
+    apply::StepContext ctx{client_, *store_, clock_, apply::StepArtifacts{}, so, v.name, progress};
+    apply::StepOutcome o;
+    {
+      apply::LeaseKeeper keeper(lease, std::chrono::duration_cast<std::chrono::milliseconds>(lo.duration) / 3);
+      o = apply::RevertChange(ctx, r.id);
+    }
+    if (Status released = lease.Release(); !released.ok()) log_.Warn(released.message(), {{"policy", v.name}});
+    const bool ok = o.kind == apply::OutcomeKind::kDone;
+    metrics_.Add("kubeon_gpu_changes_total", {v.name, ok ? "reverted" : apply::OutcomeName(o.kind)});
+    (ok ? log_.Info("change reverted", {{"policy", v.name}, {"change", r.id}})
+        : log_.Warn(std::string("revert ") + apply::OutcomeName(o.kind) + ": " + o.cause, {{"policy", v.name}, {"change", r.id}}));
+    RecordEvent(v.name, object.uid, ok ? "Normal" : "Warning", ok ? "Reverted" : "RevertFailed",
+                "change " + r.id + (ok ? " reverted" : " not reverted: " + o.cause));
+  }
+}
+
 void Controller::WriteStatus(const PolicyView& v) {
   if (!options_.policy_file.empty()) return;  // no object to write to
   PolicyStatusInputs in;
   in.now = Now();
+  in.approvals_guarded = approvals_not_guarded_.empty();
   if (store_) {
     Result<std::vector<audit::ChangeRecord>> records = store_->ListChanges();
     if (records.ok()) {

@@ -52,6 +52,9 @@ struct ControllerOptions {
   std::chrono::seconds configmap_sync{90};
   std::chrono::seconds resync{600};
   std::chrono::seconds stuck_after{1800};
+  // How long an approval imported from a GpuChange's annotations holds
+  // (audit/kube_approvals.h), as `kubeon-gpu approve --ttl`'s default.
+  std::chrono::seconds approval_ttl{std::chrono::hours(24)};
 };
 
 class Controller {
@@ -91,10 +94,18 @@ class Controller {
   void Act(const PolicyView& view, const PolicyObject& object, const cli::PlanInputs& inputs,
            const std::map<model::WorkloadRef, std::string>& excluded);
   void WriteStatus(const PolicyView& view);
+  // With the GpuChange store: approvals and rejections written as annotations
+  // (audit/kube_approvals.h) become audit-log decisions, once per pass.
+  void ImportApprovals();
+  // Revert requests of the policy's done changes (the reviewer page's Revert).
+  void CarryOutRevertRequests(const PolicyView& view, const PolicyObject& object);
   std::string Now() const;
 
   kube::KubeClient& client_;
   audit::AuditStore* store_;
+  // Why approvals by annotation are not trusted ("" = they are, or the store
+  // is SQLite, where they do not apply); set by the leader each pass.
+  std::string approvals_not_guarded_;
   LeaderElector* leader_;
   JsonLog& log_;
   Metrics& metrics_;

@@ -11,7 +11,11 @@
 #include "apply/lease.h"
 #include "cli/apply_command.h"
 #include "controller/controller.h"
+#include "controller/authenticator.h"
+#include "controller/history_sources.h"
 #include "controller/http_server.h"
+#include "controller/reviewer_api.h"
+#include "metrics/prometheus_http.h"
 #include "kube/snapshot.h"
 
 namespace kubeon::controller {
@@ -130,6 +134,40 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   h.ready = [&] { return controller.Ready(); };
   h.metrics = &metrics;
   HttpServer http(h);
+
+  // The reviewer page on the same listener: reads from the views this
+  // replica plans, writes (approve, reject, revert requests) checked with a
+  // TokenReview and a SubjectAccessReview, into the same audit log.
+  std::unique_ptr<HistorySource> history;
+  if (!a.plan.prometheus_url.empty()) {
+    double lookback_hours = 0;
+    if (!cli::ParseDurationHours(a.plan.lookback, &lookback_hours) || lookback_hours <= 0) {
+      log.Error("--lookback: \"" + a.plan.lookback + "\" is not a duration like 14d, 36h or 2w");
+      return 2;
+    }
+    metrics::PrometheusHttpOptions po;
+    po.url = a.plan.prometheus_url;
+    po.bearer_token_file = a.plan.prometheus_token_file;
+    po.ca_file = a.plan.prometheus_ca_file;
+    po.headers = a.plan.prometheus_headers;
+    Result<std::unique_ptr<metrics::PrometheusHttp>> prom = metrics::PrometheusHttp::Create(po);
+    if (!prom.ok()) {
+      log.Error(prom.status().message());
+      return 1;
+    }
+    history = std::make_unique<PrometheusHistorySource>(
+        views, std::move(prom.value()), a.plan.prometheus_selector,
+        std::chrono::milliseconds(static_cast<int64_t>(lookback_hours * 3.6e6)));
+  } else {
+    history = std::make_unique<FileHistorySource>(views, a.plan.metrics_files);
+  }
+  KubeAuthenticator auth(**client);
+  ReviewerOptions ro;
+  ro.approval_ttl = co.approval_ttl;
+  ReviewerApi reviewer(
+      views, [&] { return cli::OpenStoreFor(a.audit_db, **client, false); }, *history, auth, ro);
+  reviewer.Register(http.server());
+
   if (Status s = http.Start(a.listen); !s.ok()) {
     log.Error(s.message());
     return 1;

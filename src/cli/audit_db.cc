@@ -36,7 +36,7 @@ Result<AuditDb> OpenAuditDb(const AuditDbRequest& r) {
     }
     if (Status s = ask_cluster(db.client); !s.ok()) return s;
     audit::KubeAuditStore::Options o;
-    o.namespace_ = audit::DefaultControllerNamespace();
+    o.namespace_ = r.kube_namespace.empty() ? audit::DefaultControllerNamespace() : r.kube_namespace;
     db.store = std::make_unique<audit::KubeAuditStore>(*db.client, o);
   } else {
     db.flag_value = r.flag;

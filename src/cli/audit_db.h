@@ -38,6 +38,9 @@ struct AuditDbRequest {
   bool create_if_missing = false;  // SQLite
   bool missing_ok = false;         // SQLite: a missing file gives no store (store == nullptr), not an error
   bool bind_cluster = false;       // REQUIRES (SQLite): client != nullptr
+  // kubernetes: namespace of the store's kubeon-gpu-audit ConfigMap; "" =
+  // audit::DefaultControllerNamespace() ($POD_NAMESPACE, else kubeon-system).
+  std::string kube_namespace;
 };
 
 struct AuditDb {

@@ -55,7 +55,8 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& a) {
                   "file path");
   cmd->add_option("--resync", a.resync, "Plan every policy again this often (e.g. 10m, 1h; default 10m)");
   cmd->add_option("--namespace", a.namespace_,
-                  "Namespace of the leader Lease (default: $POD_NAMESPACE, else kubeon-system)");
+                  "Namespace of the leader Lease and of the GpuChange store's kubeon-gpu-audit ConfigMap (default: "
+                  "$POD_NAMESPACE, else kubeon-system)");
   cmd->add_option("--lease-namespace", a.lease_namespace,
                   "Namespace of the per-policy Leases every executor holds while it writes (default kube-system)");
   cmd->add_option("--identity", a.identity, "This replica's name in Leases and Events (default: $POD_NAME, else "
@@ -92,8 +93,11 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
     return 1;
   }
   log.AddSecret((*client)->config().token);
+  const std::string controller_namespace =
+      !a.namespace_.empty() ? a.namespace_ : EnvOr("POD_NAMESPACE", "kubeon-system");
   std::unique_ptr<audit::AuditStore> store;
-  Result<std::unique_ptr<audit::AuditStore>> opened = cli::OpenStoreFor(a.audit_db, **client, true);
+  Result<std::unique_ptr<audit::AuditStore>> opened =
+      cli::OpenStoreFor(a.audit_db, **client, true, controller_namespace);
   if (!opened.ok()) {
     log.Error(opened.status().message());
     return 1;
@@ -107,7 +111,7 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   metrics.Set("kubeon_gpu_leader", {}, 0);
   PolicyViews views;
   LeaderOptions lo;
-  lo.namespace_ = !a.namespace_.empty() ? a.namespace_ : EnvOr("POD_NAMESPACE", "kubeon-system");
+  lo.namespace_ = controller_namespace;
   lo.identity = identity;
   lo.lease_duration = std::chrono::seconds(a.leader_lease_seconds);
   lo.renew_deadline = lo.lease_duration * 2 / 3;
@@ -165,7 +169,7 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   ReviewerOptions ro;
   ro.approval_ttl = co.approval_ttl;
   ReviewerApi reviewer(
-      views, [&] { return cli::OpenStoreFor(a.audit_db, **client, false); }, *history, auth, ro);
+      views, [&] { return cli::OpenStoreFor(a.audit_db, **client, false, controller_namespace); }, *history, auth, ro);
   reviewer.Register(http.server());
 
   if (Status s = http.Start(a.listen); !s.ok()) {

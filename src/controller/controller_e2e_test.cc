@@ -12,6 +12,9 @@
 //    CLI's apply on that policy is refused; then the other controller takes
 //    the leader Lease and the policy Lease and finishes or rolls back that
 //    step from the audit log.
+//  - With the GpuChange store (--audit-db kubernetes): the reviewer page and
+//    its API answer on the controller's listener; an approval written as
+//    annotations by `kubeon-gpu approve` is imported and the step runs.
 // kube-sim runs 20x real time with no ConfigMap sync delay.  CTest label "long".
 #include <gtest/gtest.h>
 
@@ -96,12 +99,13 @@ class ControllerE2eTest : public ::testing::Test {
   }
 
   // from_api: the GpuPolicy objects of the cluster; else dir/policy.yaml.
-  std::vector<std::string> ControllerArgs(const std::string& identity, int port, bool from_api) {
+  std::vector<std::string> ControllerArgs(const std::string& identity, int port, bool from_api,
+                                          const std::string& audit_db = "") {
     std::vector<std::string> args = {"controller",
             "--kubeconfig", sim_.token_kubeconfig(),
             "--history", kDemo + "history.om",
             "--prices", kDemo + "prices.yaml",
-            "--audit-db", db(),
+            "--audit-db", audit_db.empty() ? db() : audit_db,
             "--listen", "127.0.0.1:" + std::to_string(port),
             "--identity", identity,
             "--namespace", "kube-system",
@@ -122,6 +126,21 @@ class ControllerE2eTest : public ::testing::Test {
     EXPECT_GT(pid, 0);
     if (pid > 0) children_.push_back(pid);
     return pid;
+  }
+
+  // The GpuChange objects (name -> object) when the log is the cluster's.
+  std::map<std::string, json> KubeChanges() {
+    std::map<std::string, json> out;
+    auto list = client_->List("/apis/gpu.kubeon.io/v1/gpuchanges");
+    if (!list.ok()) return out;
+    for (const auto& c : list->items) out[c["metadata"].value("name", "")] = c;
+    return out;
+  }
+
+  int CountKubeIn(const std::string& state) {
+    int n = 0;
+    for (const auto& [name, c] : KubeChanges()) n += c.value("status", json::object()).value("state", "") == state;
+    return n;
   }
 
   std::vector<audit::ChangeRecord> Changes() {
@@ -292,6 +311,69 @@ TEST_F(ControllerE2eTest, AppliesCleanStepsWritesStatusServesMetricsAndPrometheu
   EXPECT_GT(n, 5);
   EXPECT_EQ(r.err.find(token_), std::string::npos) << "the API token is in the log";
   EXPECT_EQ(LeaseHolder("kube-system", "kubeon-gpu-controller"), "") << "released on SIGTERM";
+}
+
+// The controller's defaults in a cluster: the audit log in GpuChange objects
+// (--audit-db kubernetes), approvals written as annotations (guarded by the
+// kubeon-gpu-approvals admission policy from deploy/), the reviewer page on
+// the same listener.
+TEST_F(ControllerE2eTest, GpuChangeStoreAnnotationApprovalAndTheReviewerPage) {
+  for (const std::string& file : {std::string(KUBEON_SOURCE_DIR) + "/deploy/crd-gpupolicy.yaml",
+                                  std::string(KUBEON_SOURCE_DIR) + "/deploy/crd-gpuchange.yaml",
+                                  std::string(KUBEON_SOURCE_DIR) + "/deploy/vap-approvals.yaml",
+                                  (dir_ / "policy.yaml").string()}) {
+    auto [rc, out] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() + " apply -f " + file +
+                                               " 2>&1");
+    if (rc == 127) GTEST_SKIP() << "no kubectl";
+    ASSERT_EQ(rc, 0) << out;
+  }
+  const int port = prom::FreePort();
+  const pid_t pid = cli_testing::SpawnGpu(
+      KUBEON_GPU_BINARY, ControllerArgs("solo", port, /*from_api=*/true, "kubernetes"), 0, dir_, "solo");
+  ASSERT_GT(pid, 0);
+  children_.push_back(pid);
+  ASSERT_TRUE(WaitFor([&] { return CountKubeIn("done") == 2 && CountKubeIn("proposed") == 1; },
+                      std::chrono::seconds(90)))
+      << ReadText(dir_ / "solo.stderr");
+  std::string flagged;
+  for (const auto& [name, c] : KubeChanges()) {
+    if (c["status"].value("state", "") == "proposed") flagged = name;
+  }
+  EXPECT_FALSE(std::filesystem::exists(db())) << "no SQLite file with --audit-db kubernetes";
+
+  // The reviewer page and its API on the controller's listener.
+  const auto [page_code, page] = HttpGet(port, "/");
+  EXPECT_EQ(page_code, 200);
+  EXPECT_NE(page.find("<html"), std::string::npos);
+  const auto [api_code, policies] = HttpGet(port, "/api/policies");
+  EXPECT_EQ(api_code, 200);
+  EXPECT_NE(policies.find("gpu-sharing"), std::string::npos) << policies;
+  const auto [changes_code, changes] = HttpGet(port, "/api/changes");
+  EXPECT_EQ(changes_code, 200);
+  EXPECT_NE(changes.find(flagged), std::string::npos) << changes;
+
+  // A reviewer approves with the CLI, which writes the annotations; the
+  // controller imports the approval (who: the API server's user) and runs it.
+  const cli_testing::ChildResult approved = cli_testing::RunGpu(
+      KUBEON_GPU_BINARY, {"approve", flagged, "--audit-db", "kubernetes", "--kubeconfig", sim_.token_kubeconfig()}, 0,
+      dir_);
+  ASSERT_EQ(approved.exit_code, 0) << approved.err;
+  ASSERT_TRUE(WaitFor([&] { return CountKubeIn("done") == 3; }, std::chrono::seconds(120)))
+      << ReadText(dir_ / "solo.stderr");
+  const json change = KubeChanges()[flagged];
+  EXPECT_EQ(change["status"].value("approvedBy", ""), "kube-sim-admin") << change.dump(2);
+  EXPECT_FALSE(change["metadata"].contains("ownerReferences"));
+  ExpectNodesSettled();
+  // Approvals are guarded (the admission policy is installed): not Degraded.
+  auto p = client_->Get("/apis/gpu.kubeon.io/v1/gpupolicies/gpu-sharing");
+  ASSERT_TRUE(p.ok());
+  for (const auto& c : p->value("status", json::object()).value("conditions", json::array())) {
+    if (c.value("type", "") == "Degraded") {
+      EXPECT_NE(c.value("reason", ""), "ApprovalsNotGuarded") << c.dump();
+    }
+  }
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  EXPECT_EQ(cli_testing::WaitGpu(pid, dir_, "solo").exit_code, 0);
 }
 
 TEST_F(ControllerE2eTest, LeaderKilledMidStepTheOtherFinishesItAndApplyIsRefusedMeanwhile) {

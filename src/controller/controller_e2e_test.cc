@@ -7,11 +7,11 @@
 //    one for a reviewer; /healthz, /readyz and /metrics answer; a real
 //    Prometheus scrapes /metrics and a query returns the plans counter; the
 //    JSON log never holds the API token; SIGTERM stops it with exit 0.
-//  - Two controllers: the leader is SIGKILLed in the middle of a step
-//    (KUBEON_APPLY_CRASH_AFTER_WRITES); while its policy Lease lasts, the
-//    CLI's apply on that policy is refused; then the other controller takes
-//    the leader Lease and the policy Lease and finishes or rolls back that
-//    step from the audit log.
+//  - Two controllers with the log in GpuChange objects: the leader is
+//    SIGKILLed in the middle of a step (KUBEON_APPLY_CRASH_AFTER_WRITES);
+//    while its policy Lease lasts, the CLI's apply on that policy is
+//    refused; then the other controller takes the leader Lease and the
+//    policy Lease and finishes or rolls back that step from its GpuChange.
 //  - With the GpuChange store (--audit-db kubernetes): the reviewer page and
 //    its API answer on the controller's listener; an approval written as
 //    annotations by `kubeon-gpu approve` is imported and the step runs.
@@ -32,6 +32,7 @@
 #include <sstream>
 #include <thread>
 
+#include "audit/kube_store.h"
 #include "audit/sqlite_store.h"
 #include "cli/apply_e2e_support.h"
 #include "kube/client.h"
@@ -121,8 +122,9 @@ class ControllerE2eTest : public ::testing::Test {
   }
 
   pid_t StartController(const std::string& identity, int port, int crash_after = 0, bool from_api = false) {
-    pid_t pid = cli_testing::SpawnGpu(KUBEON_GPU_BINARY, ControllerArgs(identity, port, from_api), crash_after, dir_,
-                                      identity);
+    pid_t pid = cli_testing::SpawnGpu(KUBEON_GPU_BINARY,
+                                      ControllerArgs(identity, port, from_api, kube_store_ ? "kubernetes" : ""),
+                                      crash_after, dir_, identity);
     EXPECT_GT(pid, 0);
     if (pid > 0) children_.push_back(pid);
     return pid;
@@ -143,7 +145,16 @@ class ControllerE2eTest : public ::testing::Test {
     return n;
   }
 
+  // The audit log's records: the GpuChange objects when kube_store_, else
+  // the SQLite file.
   std::vector<audit::ChangeRecord> Changes() {
+    if (kube_store_) {
+      audit::KubeAuditStore::Options o;
+      o.namespace_ = "kube-system";
+      audit::KubeAuditStore store(*client_, o);
+      auto all = store.ListChanges();
+      return all.ok() ? *all : std::vector<audit::ChangeRecord>{};
+    }
     if (!std::filesystem::exists(db())) return {};
     auto store = audit::SqliteAuditStore::Open(db());
     if (!store.ok()) return {};
@@ -191,6 +202,7 @@ class ControllerE2eTest : public ::testing::Test {
   std::unique_ptr<kube::KubeClient> client_;
   std::string token_;
   std::vector<pid_t> children_;
+  bool kube_store_ = false;  // controllers keep their log in GpuChange objects
 };
 
 TEST_F(ControllerE2eTest, AppliesCleanStepsWritesStatusServesMetricsAndPrometheusScrapesThem) {
@@ -377,6 +389,14 @@ TEST_F(ControllerE2eTest, GpuChangeStoreAnnotationApprovalAndTheReviewerPage) {
 }
 
 TEST_F(ControllerE2eTest, LeaderKilledMidStepTheOtherFinishesItAndApplyIsRefusedMeanwhile) {
+  // The log in the cluster's GpuChange objects: b resumes from a's GpuChange.
+  {
+    auto [rc, out] = kube::testing::RunCommand("kubectl --kubeconfig " + sim_.token_kubeconfig() + " apply -f " +
+                                               std::string(KUBEON_SOURCE_DIR) + "/deploy/crd-gpuchange.yaml 2>&1");
+    if (rc == 127) GTEST_SKIP() << "no kubectl";
+    ASSERT_EQ(rc, 0) << out;
+  }
+  kube_store_ = true;
   // "a" leads and dies (SIGKILL) after its third cluster write, inside a step.
   const pid_t a = StartController("a", prom::FreePort(), 3);
   ASSERT_GT(a, 0);

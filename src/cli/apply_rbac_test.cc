@@ -20,10 +20,10 @@
 #include <set>
 #include <tuple>
 
-#include <yaml-cpp/yaml.h>
 
 #include "audit/sqlite_store.h"
 #include "cli/apply_e2e_support.h"
+#include "cli/rbac_test_support.h"
 #include "kube/sim_process.h"
 
 namespace kubeon::cli {
@@ -35,23 +35,6 @@ const std::string kSource = KUBEON_SOURCE_DIR;
 const std::string kDemo = kSource + "/examples/demo/";
 const char *kStep1Time = "2026-12-05T02:10:00Z";  // Saturday: the demo's window is open
 const std::string kSa = "system:serviceaccount:kubeon-system:kubeon-gpu";
-
-using Grant = std::tuple<std::string, std::string, std::string>;  // apiGroup, resource[/sub], verb
-
-// Every (group, resource, verb) deploy/clusterrole.yaml grants (it names no
-// wildcards).
-std::set<Grant> DeployGrants() {
-  std::set<Grant> out;
-  YAML::Node role = YAML::LoadFile(kSource + "/deploy/clusterrole.yaml");
-  for (const auto &rule : role["rules"]) {
-    for (const auto &g : rule["apiGroups"]) {
-      for (const auto &r : rule["resources"]) {
-        for (const auto &v : rule["verbs"]) out.insert({g.as<std::string>(), r.as<std::string>(), v.as<std::string>()});
-      }
-    }
-  }
-  return out;
-}
 
 TEST(ApplyRbacTest, ExecutorRunsAsTheServiceAccountWithDeploysClusterRole) {
   if (kube::testing::RunCommand("kubectl version --client >/dev/null 2>&1").first != 0) {
@@ -96,22 +79,12 @@ TEST(ApplyRbacTest, ExecutorRunsAsTheServiceAccountWithDeploysClusterRole) {
       KUBEON_GPU_BINARY, testing::DemoApplyArgs(kDemo, *kubeconfig, db, "Approve", kStep1Time), 0, dir);
   EXPECT_EQ(applied.exit_code, 3) << applied.err;  // step 1 done, steps 2 and 3 wait for approval
 
-  std::ifstream log(sim.audit_log());
-  const std::set<Grant> granted = DeployGrants();
-  std::set<Grant> used, missing;
-  std::string line;
-  while (std::getline(log, line)) {
-    const json e = json::parse(line);
-    if (e["user"] != kSa) continue;
-    EXPECT_NE(e["code"], 403) << line;
-    if (e.contains("path")) continue;  // discovery: system:discovery, not deploy's
-    std::string resource = e["resource"];
-    // Every authenticated user may ask who they are (ClusterRole
-    // system:basic-user): `approve` does, and deploy need not grant it.
-    if (resource == "selfsubjectreviews") continue;
-    if (!e["subresource"].get<std::string>().empty()) resource += "/" + e["subresource"].get<std::string>();
-    Grant g{e["apiGroup"], resource, e["verb"]};
-    used.insert(g);
+  const std::set<testing::Grant> granted = testing::DeployGrants(kSource);
+  std::vector<std::string> forbidden;
+  const std::set<testing::Grant> used = testing::UsedGrants(sim.audit_log(), kSa, &forbidden);
+  for (const auto &line : forbidden) ADD_FAILURE() << "forbidden: " << line;
+  std::set<testing::Grant> missing;
+  for (const auto &g : used) {
     if (!granted.count(g)) missing.insert(g);
   }
   EXPECT_GT(used.size(), 10u);

@@ -30,9 +30,9 @@
 #include <thread>
 #include <tuple>
 
-#include <yaml-cpp/yaml.h>
 
 #include "cli/apply_e2e_support.h"
+#include "cli/rbac_test_support.h"
 #include "kube/sim_process.h"
 #include "metrics/prometheus_process.h"
 
@@ -46,20 +46,7 @@ const std::string kSource = KUBEON_SOURCE_DIR;
 const std::string kDemo = kSource + "/examples/demo/";
 const std::string kSa = "system:serviceaccount:kubeon-system:kubeon-gpu";
 
-using Grant = std::tuple<std::string, std::string, std::string>;  // apiGroup, resource[/sub], verb
-
-std::set<Grant> DeployGrants() {
-  std::set<Grant> out;
-  YAML::Node role = YAML::LoadFile(kSource + "/deploy/clusterrole.yaml");
-  for (const auto& rule : role["rules"]) {
-    for (const auto& g : rule["apiGroups"]) {
-      for (const auto& r : rule["resources"]) {
-        for (const auto& v : rule["verbs"]) out.insert({g.as<std::string>(), r.as<std::string>(), v.as<std::string>()});
-      }
-    }
-  }
-  return out;
-}
+using cli_testing::Grant;
 
 // Grants this scenario does not reach, each with the code that needs it.
 const std::map<Grant, std::string>& NotReachedHere() {
@@ -165,19 +152,10 @@ TEST(ControllerRbacTest, ControllerRunsAsTheServiceAccountAndUsesExactlyDeploysC
   kill(pid, SIGTERM);
   EXPECT_EQ(cli_testing::WaitGpu(pid, dir, "solo").exit_code, 0);
 
-  std::ifstream log(sim.audit_log());
-  const std::set<Grant> granted = DeployGrants();
-  std::set<Grant> used;
-  std::string line;
-  while (std::getline(log, line)) {
-    const json e = json::parse(line);
-    if (e["user"] != kSa) continue;
-    EXPECT_NE(e["code"], 403) << line;
-    if (e.contains("path")) continue;  // discovery: system:discovery, not deploy's
-    std::string resource = e["resource"];
-    if (!e["subresource"].get<std::string>().empty()) resource += "/" + e["subresource"].get<std::string>();
-    used.insert({e["apiGroup"], resource, e["verb"]});
-  }
+  const std::set<Grant> granted = cli_testing::DeployGrants(kSource);
+  std::vector<std::string> forbidden;
+  const std::set<Grant> used = cli_testing::UsedGrants(sim.audit_log(), kSa, &forbidden);
+  for (const auto& line : forbidden) ADD_FAILURE() << "forbidden: " << line;
   for (const auto& g : used) {
     if (!granted.count(g)) {
       ADD_FAILURE() << "used but not in deploy/clusterrole.yaml: " << std::get<2>(g) << " " << std::get<1>(g)

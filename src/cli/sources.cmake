@@ -41,7 +41,9 @@ function(kubeon_cli_link_extras)
   endif()
   # apply_crash_test: the real kubeon-gpu binary SIGKILLed after each cluster
   # write of the demo's step 1 on kube-sim, then resumed; CTest label "long".
-  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu)
+  # Only its tests (all "long") are in these executables, and long suites run
+  # once, in the optimised build: the sanitizer build does not compile them.
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu AND NOT KUBEON_SANITIZE)
     add_executable(apply_crash_test ${PROJECT_SOURCE_DIR}/src/cli/apply_crash_test.cc)
     target_link_libraries(apply_crash_test PRIVATE kubeon_cli GTest::gtest GTest::gtest_main)
     target_compile_definitions(apply_crash_test PRIVATE

@@ -27,7 +27,9 @@ function(kubeon_controller_link_extras)
   endforeach()
   # controller_e2e_test: the kubeon-gpu binary's controller on kube-sim, a
   # real Prometheus scraping it, two replicas and a SIGKILLed leader.
-  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu)
+  # Only its tests (all "long") are in these executables, and long suites run
+  # once, in the optimised build: the sanitizer build does not compile them.
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu AND NOT KUBEON_SANITIZE)
     add_executable(controller_e2e_test ${PROJECT_SOURCE_DIR}/src/controller/controller_e2e_test.cc)
     target_link_libraries(controller_e2e_test PRIVATE kubeon_controller GTest::gtest GTest::gtest_main)
     target_compile_definitions(controller_e2e_test PRIVATE

@@ -50,22 +50,8 @@ namespace prom = kubeon::metrics::testing_support;
 
 const std::string kDemo = std::string(KUBEON_SOURCE_DIR) + "/examples/demo/";
 
-// Polls `done` every 200 ms until it holds or `limit` passes.
-bool WaitFor(const std::function<bool()>& done, std::chrono::seconds limit) {
-  const auto end = SteadyClock::now() + limit;
-  while (SteadyClock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return done();
-}
-
-std::string ReadText(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using kube::testing::ReadText;
+using kube::testing::WaitFor;
 
 class ControllerE2eTest : public ::testing::Test {
  protected:

@@ -57,21 +57,8 @@ const std::map<Grant, std::string>& NotReachedHere() {
   return m;
 }
 
-bool WaitFor(const std::function<bool()>& done, std::chrono::seconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return done();
-}
-
-std::string ReadText(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using kube::testing::ReadText;
+using kube::testing::WaitFor;
 
 TEST(ControllerRbacTest, ControllerRunsAsTheServiceAccountAndUsesExactlyDeploysClusterRole) {
   if (kube::testing::RunCommand("kubectl version --client >/dev/null 2>&1").first != 0) {

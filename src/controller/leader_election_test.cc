@@ -19,12 +19,7 @@ namespace kubeon::controller {
 namespace {
 
 bool WaitFor(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(30)) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return done();
+  return kube::testing::WaitFor(done, limit, std::chrono::milliseconds(50));
 }
 
 class LeaderElectionTest : public ::testing::Test {

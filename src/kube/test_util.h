@@ -1,14 +1,18 @@
-// Test and benchmark support (not part of the library): small file helpers
-// and a temporary directory removed on destruction.
+// Test and benchmark support (not part of the library): small file helpers,
+// a temporary directory removed on destruction, and WaitFor(done, limit, poll):
+// polls `done` until it holds or `limit` passes, then says whether it held.
 #pragma once
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace kubeon::kube::testing {
 
@@ -17,6 +21,16 @@ inline std::string ReadText(const std::string& path) {
   std::stringstream buf;
   buf << in.rdbuf();
   return buf.str();
+}
+
+inline bool WaitFor(const std::function<bool()>& done, std::chrono::seconds limit,
+                    std::chrono::milliseconds poll = std::chrono::milliseconds(200)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(poll);
+  }
+  return done();
 }
 
 inline void WriteText(const std::string& path, const std::string& text) {

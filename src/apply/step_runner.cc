@@ -1199,19 +1199,23 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx) {
       out.push_back(Failed(rec.id, "audit log: " + s.message()));
       continue;
     }
+    // The resumed work ended: crashed (a crash point), or done; false when it
+    // failed and the step must be rolled back.
+    auto settled = [&](const Status& st) {
+      if (r.crashed()) {
+        out.push_back(r.Crashed());
+        return true;
+      }
+      if (!st.ok()) return false;
+      out.push_back(r.Finish(OutcomeKind::kDone, "", audit::ChangeState::kDone, "done"));
+      return true;
+    };
     r.Log("resume", "intent", std::string("found ") + (step_running ? "step" : "revert") + " left at phase " +
                                   r.Run().value("phase", "start"));
     if (step_running && (r.Run().value("phase", "") == "cleanup" || r.Run().value("phase", "") == "done")) {
       r.Progress("resuming: only the final cleanup is missing");
       s = r.Cleanup();
-      if (r.crashed()) {
-        out.push_back(r.Crashed());
-        continue;
-      }
-      if (s.ok()) {
-        out.push_back(r.Finish(OutcomeKind::kDone, "", audit::ChangeState::kDone, "done"));
-        continue;
-      }
+      if (settled(s)) continue;
     }
     // Interrupted while its owners moved: the nodes are reconfigured and some
     // owners already roll onto the new slices, so going back would need whole
@@ -1228,14 +1232,7 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx) {
           s = r.Save();
           if (s.ok()) s = r.Cleanup();
         }
-        if (r.crashed()) {
-          out.push_back(r.Crashed());
-          continue;
-        }
-        if (s.ok()) {
-          out.push_back(r.Finish(OutcomeKind::kDone, "", audit::ChangeState::kDone, "done"));
-          continue;
-        }
+        if (settled(s)) continue;
       }
     }
     r.Progress("rolling back what the log shows half done");

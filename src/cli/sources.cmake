@@ -43,6 +43,22 @@ function(kubeon_cli_link_extras)
   # write of the demo's step 1 on kube-sim, then resumed; CTest label "long".
   # Only its tests (all "long") are in these executables, and long suites run
   # once, in the optimised build: the sanitizer build does not compile them.
+  # bad_inputs_test: the real kubeon-gpu binary on every case of
+  # testdata/bad-inputs/ (one test per case directory).  The test list is
+  # discovered after each build; a case added or removed changes the glob
+  # below, which re-runs CMake and rebuilds (and so re-discovers) the test.
+  # Runs in both CI builds.
+  if(KUBEON_TESTS AND TARGET kubeon-gpu)
+    file(GLOB KUBEON_BAD_INPUT_CMDS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/testdata/bad-inputs/*/cmd)
+    set_source_files_properties(${PROJECT_SOURCE_DIR}/src/cli/bad_inputs_test.cc PROPERTIES
+      OBJECT_DEPENDS "${KUBEON_BAD_INPUT_CMDS}")
+    add_executable(bad_inputs_test ${PROJECT_SOURCE_DIR}/src/cli/bad_inputs_test.cc)
+    target_link_libraries(bad_inputs_test PRIVATE GTest::gtest GTest::gtest_main)
+    target_compile_definitions(bad_inputs_test PRIVATE
+      KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
+    add_dependencies(bad_inputs_test kubeon-gpu)
+    gtest_discover_tests(bad_inputs_test DISCOVERY_TIMEOUT 60)
+  endif()
   if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu AND NOT KUBEON_SANITIZE)
     add_executable(apply_crash_test ${PROJECT_SOURCE_DIR}/src/cli/apply_crash_test.cc)
     target_link_libraries(apply_crash_test PRIVATE kubeon_cli GTest::gtest GTest::gtest_main)

@@ -8,6 +8,13 @@ set(AREA_TESTS json_writer_test.cc report_test.cc plan_command_test.cc demo_sour
 # demo_sources_test runs a real Prometheus (metrics/prometheus_process.h, which
 # polls it with cpp-httplib) and, when tools/kube-sim is part of the build, the
 # kube-sim executable (KUBE_SIM_BINARY); linked once those targets exist.
+# The bad-input cases (see bad_inputs_test below), globbed here rather than in
+# the deferred function so that CONFIGURE_DEPENDS re-runs CMake when a case is
+# added or removed; the list file changes then (file(CONFIGURE) writes only a
+# changed content), which rebuilds the test and so lists its cases again.
+file(GLOB KUBEON_BAD_INPUT_CMDS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/testdata/bad-inputs/*/cmd)
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/bad_inputs_cases.txt CONTENT "${KUBEON_BAD_INPUT_CMDS}")
+
 function(kubeon_cli_link_extras)
   # report_test compares the streamed plan JSON with the tree's dump on a
   # cluster that tools/gen-cluster builds in memory (when tools are built).
@@ -44,14 +51,11 @@ function(kubeon_cli_link_extras)
   # Only its tests (all "long") are in these executables, and long suites run
   # once, in the optimised build: the sanitizer build does not compile them.
   # bad_inputs_test: the real kubeon-gpu binary on every case of
-  # testdata/bad-inputs/ (one test per case directory).  The test list is
-  # discovered after each build; a case added or removed changes the glob
-  # below, which re-runs CMake and rebuilds (and so re-discovers) the test.
-  # Runs in both CI builds.
+  # testdata/bad-inputs/ (one test per case directory, discovered after each
+  # build; see KUBEON_BAD_INPUT_CMDS above).  Runs in both CI builds.
   if(KUBEON_TESTS AND TARGET kubeon-gpu)
-    file(GLOB KUBEON_BAD_INPUT_CMDS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/testdata/bad-inputs/*/cmd)
     set_source_files_properties(${PROJECT_SOURCE_DIR}/src/cli/bad_inputs_test.cc PROPERTIES
-      OBJECT_DEPENDS "${KUBEON_BAD_INPUT_CMDS}")
+      OBJECT_DEPENDS ${PROJECT_BINARY_DIR}/bad_inputs_cases.txt)
     add_executable(bad_inputs_test ${PROJECT_SOURCE_DIR}/src/cli/bad_inputs_test.cc)
     target_link_libraries(bad_inputs_test PRIVATE GTest::gtest GTest::gtest_main)
     target_compile_definitions(bad_inputs_test PRIVATE

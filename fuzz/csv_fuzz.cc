@@ -10,19 +10,14 @@
 //    sample counts and time spans sane).
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 
 #include "fuzz/fuzz_check.h"
 #include "fuzz/history_check.h"
 #include "metrics/csv_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  try {
+  kubeon::fuzz::NoExceptionEscapes([&] {
     kubeon::fuzz::FeedAndCheck<kubeon::metrics::CsvReader>(kubeon::fuzz::AsText(data, size), "fuzz.csv");
-  } catch (const std::exception& e) {
-    kubeon::fuzz::Fail(__FILE__, __LINE__, "no exception escapes", e.what());
-  } catch (...) {
-    kubeon::fuzz::Fail(__FILE__, __LINE__, "no exception escapes", "a non-std exception");
-  }
+  });
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,19 @@ inline bool IsOneLine(std::string_view text) {
 // The bytes of the fuzz input as text (the readers take any bytes).
 inline std::string_view AsText(const unsigned char* data, size_t size) {
   return std::string_view(reinterpret_cast<const char*>(data), size);
+}
+
+// Runs `body`; an exception escaping it is a broken invariant (the readers
+// return errors as values).
+template <typename Body>
+void NoExceptionEscapes(const Body& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    Fail(__FILE__, __LINE__, "no exception escapes", e.what());
+  } catch (...) {
+    Fail(__FILE__, __LINE__, "no exception escapes", "an exception not derived from std::exception");
+  }
 }
 
 }  // namespace kubeon::fuzz

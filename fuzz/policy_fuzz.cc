@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <set>
 #include <string>
 #include <string_view>
@@ -70,17 +69,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = kubeon::fuzz::AsText(data, size);
   const auto& catalog = kubeon::mig::MigCatalog::Builtin();
   const kubeon::policy::ProfileExistsFn exists = [&](std::string_view name) { return catalog.ProfileExists(name); };
-  try {
+  kubeon::fuzz::NoExceptionEscapes([&] {
     auto result = kubeon::policy::ParsePolicies(text, kFile, exists);
     if (result.ok()) {
       CheckPolicies(*result, exists);
     } else {
       CheckError(result.status().message());
     }
-  } catch (const std::exception& e) {
-    kubeon::fuzz::Fail(__FILE__, __LINE__, "no exception escapes", e.what());
-  } catch (...) {
-    kubeon::fuzz::Fail(__FILE__, __LINE__, "no exception escapes", "a non-std exception");
-  }
+  });
   return 0;
 }

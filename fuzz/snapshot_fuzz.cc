@@ -10,7 +10,6 @@
 //    resources >= 0, and one-line warnings.
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <string>
 #include <string_view>
 
@@ -59,7 +58,7 @@ void CheckCluster(const kubeon::model::Cluster& c) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = kubeon::fuzz::AsText(data, size);
-  try {
+  kubeon::fuzz::NoExceptionEscapes([&] {
     auto result = kubeon::model::ParseClusterJson(text, kSource);
     if (result.ok()) {
       CheckCluster(*result);
@@ -68,10 +67,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(kubeon::fuzz::IsOneLine(m), "error is not one line: " + m.substr(0, 300));
       FUZZ_CHECK(m.compare(0, kSource.size(), kSource) == 0, "error does not name the source: " + m.substr(0, 300));
     }
-  } catch (const std::exception& e) {
-    kubeon::fuzz::Fail(__FILE__, __LINE__, "no exception escapes", e.what());
-  } catch (...) {
-    kubeon::fuzz::Fail(__FILE__, __LINE__, "no exception escapes", "a non-std exception");
-  }
+  });
   return 0;
 }

@@ -2,12 +2,6 @@ set(AREA_SOURCES json_writer.cc report.cc audit_db.cc plan_command.cc change_com
 set(AREA_DEPS kubeon_model kubeon_mig kubeon_policy kubeon_metrics kubeon_plan kubeon_kube kubeon_audit kubeon_apply CLI11::CLI11 nlohmann_json::nlohmann_json)
 set(AREA_TESTS json_writer_test.cc report_test.cc plan_command_test.cc demo_sources_test.cc change_commands_test.cc)
 
-# change_commands_test answers approve/reject from an in-process HTTPS API
-# server (kube/test_server.h: cpp-httplib with OpenSSL) and, when
-# tools/kube-sim is part of the build, from kube-sim (KUBE_SIM_BINARY).
-# demo_sources_test runs a real Prometheus (metrics/prometheus_process.h, which
-# polls it with cpp-httplib) and, when tools/kube-sim is part of the build, the
-# kube-sim executable (KUBE_SIM_BINARY); linked once those targets exist.
 # The bad-input cases (see bad_inputs_test below), globbed here rather than in
 # the deferred function so that CONFIGURE_DEPENDS re-runs CMake when a case is
 # added or removed; the list file changes then (file(CONFIGURE) writes only a
@@ -15,6 +9,12 @@ set(AREA_TESTS json_writer_test.cc report_test.cc plan_command_test.cc demo_sour
 file(GLOB KUBEON_BAD_INPUT_CMDS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/testdata/bad-inputs/*/cmd)
 file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/bad_inputs_cases.txt CONTENT "${KUBEON_BAD_INPUT_CMDS}")
 
+# change_commands_test answers approve/reject from an in-process HTTPS API
+# server (kube/test_server.h: cpp-httplib with OpenSSL) and, when
+# tools/kube-sim is part of the build, from kube-sim (KUBE_SIM_BINARY).
+# demo_sources_test runs a real Prometheus (metrics/prometheus_process.h, which
+# polls it with cpp-httplib) and, when tools/kube-sim is part of the build, the
+# kube-sim executable (KUBE_SIM_BINARY); linked once those targets exist.
 function(kubeon_cli_link_extras)
   # report_test compares the streamed plan JSON with the tree's dump on a
   # cluster that tools/gen-cluster builds in memory (when tools are built).
@@ -46,10 +46,6 @@ function(kubeon_cli_link_extras)
     add_dependencies(apply_command_test kube-sim)
     gtest_discover_tests(apply_command_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long)
   endif()
-  # apply_crash_test: the real kubeon-gpu binary SIGKILLed after each cluster
-  # write of the demo's step 1 on kube-sim, then resumed; CTest label "long".
-  # Only its tests (all "long") are in these executables, and long suites run
-  # once, in the optimised build: the sanitizer build does not compile them.
   # bad_inputs_test: the real kubeon-gpu binary on every case of
   # testdata/bad-inputs/ (one test per case directory, discovered after each
   # build; see KUBEON_BAD_INPUT_CMDS above).  Runs in both CI builds.
@@ -63,6 +59,10 @@ function(kubeon_cli_link_extras)
     add_dependencies(bad_inputs_test kubeon-gpu)
     gtest_discover_tests(bad_inputs_test DISCOVERY_TIMEOUT 60)
   endif()
+  # apply_crash_test: the real kubeon-gpu binary SIGKILLed after each cluster
+  # write of the demo's step 1 on kube-sim, then resumed; CTest label "long".
+  # Only its tests (all "long") are in these executables, and long suites run
+  # once, in the optimised build: the sanitizer build does not compile them.
   if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon-gpu AND NOT KUBEON_SANITIZE)
     add_executable(apply_crash_test ${PROJECT_SOURCE_DIR}/src/cli/apply_crash_test.cc)
     target_link_libraries(apply_crash_test PRIVATE kubeon_cli GTest::gtest GTest::gtest_main)

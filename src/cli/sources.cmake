@@ -2,6 +2,13 @@ set(AREA_SOURCES json_writer.cc report.cc audit_db.cc plan_command.cc change_com
 set(AREA_DEPS kubeon_model kubeon_mig kubeon_policy kubeon_metrics kubeon_plan kubeon_kube kubeon_audit kubeon_apply CLI11::CLI11 nlohmann_json::nlohmann_json)
 set(AREA_TESTS json_writer_test.cc report_test.cc plan_command_test.cc demo_sources_test.cc change_commands_test.cc)
 
+# The bad-input cases (see bad_inputs_test below), globbed here rather than in
+# the deferred function so that CONFIGURE_DEPENDS re-runs CMake when a case is
+# added or removed; the list file changes then (file(CONFIGURE) writes only a
+# changed content), which rebuilds the test and so lists its cases again.
+file(GLOB KUBEON_BAD_INPUT_CMDS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/testdata/bad-inputs/*/cmd)
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/bad_inputs_cases.txt CONTENT "${KUBEON_BAD_INPUT_CMDS}")
+
 # change_commands_test answers approve/reject from an in-process HTTPS API
 # server (kube/test_server.h: cpp-httplib with OpenSSL) and, when
 # tools/kube-sim is part of the build, from kube-sim (KUBE_SIM_BINARY).
@@ -38,6 +45,19 @@ function(kubeon_cli_link_extras)
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
     add_dependencies(apply_command_test kube-sim)
     gtest_discover_tests(apply_command_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long)
+  endif()
+  # bad_inputs_test: the real kubeon-gpu binary on every case of
+  # testdata/bad-inputs/ (one test per case directory, discovered after each
+  # build; see KUBEON_BAD_INPUT_CMDS above).  Runs in both CI builds.
+  if(KUBEON_TESTS AND TARGET kubeon-gpu)
+    set_source_files_properties(${PROJECT_SOURCE_DIR}/src/cli/bad_inputs_test.cc PROPERTIES
+      OBJECT_DEPENDS ${PROJECT_BINARY_DIR}/bad_inputs_cases.txt)
+    add_executable(bad_inputs_test ${PROJECT_SOURCE_DIR}/src/cli/bad_inputs_test.cc)
+    target_link_libraries(bad_inputs_test PRIVATE GTest::gtest GTest::gtest_main)
+    target_compile_definitions(bad_inputs_test PRIVATE
+      KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
+    add_dependencies(bad_inputs_test kubeon-gpu)
+    gtest_discover_tests(bad_inputs_test DISCOVERY_TIMEOUT 60)
   endif()
   # apply_crash_test: the real kubeon-gpu binary SIGKILLed after each cluster
   # write of the demo's step 1 on kube-sim, then resumed; CTest label "long".

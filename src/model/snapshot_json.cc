@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -210,7 +211,8 @@ std::string IntOrString(od::value v, const Path& path) {
   return text;
 }
 
-// metadata.ownerReferences: the one with controller true.
+// metadata.ownerReferences: the one with controller true (which must have a
+// kind and a name).
 std::optional<OwnerRef> ControllerOf(od::value refs, const Path& path) {
   std::optional<OwnerRef> out;
   ForEachElement(refs, path, [&](size_t i, od::value ref) {
@@ -223,7 +225,11 @@ std::optional<OwnerRef> ControllerOf(od::value refs, const Path& path) {
       else if (k == "uid") r.uid = Str(x);
       else if (k == "controller") r.controller = Bool(x, at.Field("controller"), false);
     });
-    if (r.controller && !out) out = std::move(r);
+    if (!r.controller) return;
+    // The API server requires both; without them the workload could not be named.
+    if (r.kind.empty()) throw FieldError{at.Field("kind").Render() + " missing (the controller's kind)"};
+    if (r.name.empty()) throw FieldError{at.Field("name").Render() + " missing (the controller's name)"};
+    if (!out) out = std::move(r);
   });
   return out;
 }
@@ -946,27 +952,71 @@ void WarnAboutMissingNodes(std::string_view source, Cluster* cluster) {
                               (missing > 3 ? ", ..." : "") + ")");
 }
 
-// " at line L, column C" for the parser's position, "" when unknown.
-std::string Where(od::document& doc, simdjson::padded_string_view text) {
-  const char* at = nullptr;
-  if (doc.current_location().get(at) != simdjson::SUCCESS || at < text.data() || at > text.data() + text.size()) {
-    return "";
+// The offset of the first bracket nested deeper than kMaxSnapshotNestingDepth,
+// or npos.  One pass, no recursion, about the cost of counting the text's
+// lines: strings are skipped with memchr (an unterminated one ends the scan;
+// the parser reports it).  simdjson's on-demand parser checks no depth.
+size_t TooDeepAt(std::string_view text) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  size_t depth = 0;
+  for (const char* p = begin; p < end; ++p) {
+    switch (*p) {
+      case '"':
+        for (;;) {
+          p = static_cast<const char*>(std::memchr(p + 1, '"', static_cast<size_t>(end - p - 1)));
+          if (p == nullptr) return std::string_view::npos;
+          const char* q = p;
+          while (q[-1] == '\\') --q;  // the opening quote stops this
+          if ((p - q) % 2 == 0) break;  // an even run of backslashes: the quote ends the string
+        }
+        break;
+      case '[':
+      case '{':
+        if (++depth > kMaxSnapshotNestingDepth) return static_cast<size_t>(p - begin);
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
   }
+  return std::string_view::npos;
+}
+
+// "line L, column C" of a byte offset.
+std::string LineColumn(std::string_view text, size_t offset) {
   size_t line = 1, column = 1;
-  for (const char* p = text.data(); p < at; ++p) {
-    if (*p == '\n') {
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
       ++line;
       column = 1;
     } else {
       ++column;
     }
   }
-  return " at line " + std::to_string(line) + ", column " + std::to_string(column);
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// " at line L, column C" for the parser's position, "" when unknown.
+std::string Where(od::document& doc, simdjson::padded_string_view text) {
+  const char* at = nullptr;
+  if (doc.current_location().get(at) != simdjson::SUCCESS || at < text.data() || at > text.data() + text.size()) {
+    return "";
+  }
+  return " at " + LineColumn(text, static_cast<size_t>(at - text.data()));
 }
 
 Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view source_name) {
   const std::string source(source_name);
-  od::parser parser;  // nesting deeper than simdjson's 1024 levels is an error
+  if (const size_t at = TooDeepAt(text); at != std::string_view::npos) {
+    return Status::Error(source + ": arrays and objects nested deeper than " +
+                         std::to_string(kMaxSnapshotNestingDepth) + " levels at " + LineColumn(text, at) +
+                         " (the cap; Kubernetes objects nest about 15)");
+  }
+  od::parser parser;
   od::document doc;
   if (const simdjson::error_code e = parser.iterate(text).get(doc); e != simdjson::SUCCESS) {
     return Status::Error(source + ": not valid JSON: " + simdjson::error_message(e));

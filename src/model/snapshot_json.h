@@ -39,14 +39,14 @@
 //    item indices (why not a warning: see ParseItem).  Running or Pending GPU
 //    pods bound to nodes the snapshot lacks are one warning with their count
 //    and the first three names.
-//  - Nesting: no recursion anywhere.  The fields read have a fixed shape, so
-//    deep nesting where one is read is a type error ("metadata.labels:
-//    expected an object, got an array"); inside fields not read, any depth
-//    is skipped by simdjson's bracket count.
+//  - Nesting: arrays and objects deeper than kMaxSnapshotNestingDepth
+//    anywhere in the text (read fields or not) are an error naming the line
+//    and column, found by one scan before parsing.  No recursion anywhere.
 //  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file (a
 //    directory or device is an error, see input_file.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -67,6 +67,10 @@ inline constexpr int64_t kMaxGpusPerPod = kMaxGpusPerNode;
 // Any nvidia.com/* quantity: a node's capacity or allocatable, a container's
 // request or limit, a pod's total (64 GPUs x 64 time-slicing replicas).
 inline constexpr int64_t kMaxGpuResourceQuantity = 4096;
+// Nesting of arrays and objects in a snapshot.  Kubernetes objects nest about
+// 15 levels (managedFields included); deeper text is an error, so no reader
+// or converter of the List (simdjson, nlohmann in tools) meets hostile depth.
+inline constexpr size_t kMaxSnapshotNestingDepth = 256;
 // The label nvidia.com/gpu.memory, in MiB per GPU (1 TiB; today's largest GPUs have 192 GB).
 inline constexpr int64_t kMaxGpuMemoryMib = int64_t{1} << 20;
 

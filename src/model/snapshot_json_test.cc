@@ -186,6 +186,11 @@ TEST(SnapshotJson, WrongTypesAndMalformedInputAreErrors) {
             "c.json: items[0] (Deployment d): spec.replicas: 1e100000 is not an integer from 0 to 2147483647");
   EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p","ownerReferences":[{"kind":"Job","controller":"true"}]}}]})"),
             "c.json: items[0] (Pod p): metadata.ownerReferences[0].controller: expected a boolean, got a string");
+  // A controller reference without kind or name would leave the pod's workload unnamed (fuzz finding F2).
+  EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p","ownerReferences":[{"name":"j","controller":true}]}}]})"),
+            "c.json: items[0] (Pod p): metadata.ownerReferences[0].kind missing (the controller's kind)");
+  EXPECT_EQ(error(R"({"items":[{"kind":"ReplicaSet","metadata":{"name":"r","ownerReferences":[{"kind":"Deployment","name":7,"controller":true}]}}]})"),
+            "c.json: items[0] (ReplicaSet r): metadata.ownerReferences[0].name missing (the controller's name)");
   EXPECT_EQ(error(R"({"items":[{"kind":"PodDisruptionBudget","metadata":{"name":"b"},"status":{"disruptionsAllowed":"1"}}]})"),
             "c.json: items[0] (PodDisruptionBudget b): status.disruptionsAllowed: expected an integer, got a string");
   EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p"},"spec":"x"}]})"),
@@ -197,20 +202,40 @@ TEST(SnapshotJson, WrongTypesAndMalformedInputAreErrors) {
   EXPECT_NE(error(R"({"items":[]} x)").find("c.json: not valid JSON"), std::string::npos);
   EXPECT_NE(error("{\"items\": [{\"kind\": \"Node\",\n \"metadata\": {\"name\": tru}}]}").find("c.json: not valid JSON"),
             std::string::npos);
-  // 200 KB of nested arrays where the reader wants labels: an error.
-  const std::string nest = std::string(100000, '[') + std::string(100000, ']');
-  EXPECT_EQ(error(R"({"items":[{"kind":"Pod","metadata":{"name":"p","labels":)" + nest + "}}]}"),
-            "c.json: items[0] (Pod p): metadata.labels: expected an object, got an array");
-  // In a field the reader skips: skipped without recursion (no stack overflow).
-  Result<Cluster> skipped =
-      ParseClusterJson(R"({"items":[{"kind":"Pod","metadata":{"name":"p"},"x":)" + nest + "}]}", "c.json");
-  ASSERT_TRUE(skipped.ok()) << skipped.status().message();
-  EXPECT_EQ(skipped->pods.size(), 1u);
 }
 
-// The price annotation can be set by anyone who may write the node: an
-// invalid one (nan, inf, 1e308, negative, over the cap, garbage) is a warning
-// naming the node, and the node falls back to the prices file (unpriced here).
+// Deep nesting (200 KB of nested arrays) is an error naming line and column,
+// wherever it is (read field or not), found before parsing; the cap itself is
+// accepted, and brackets inside strings do not count.
+TEST(SnapshotJson, NestingDeeperThanTheCapIsAnError) {
+  auto nest = [](size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  const std::string head = "{\"items\":[{\"kind\":\"Pod\",\n\"metadata\":{\"name\":\"p\",\"labels\":";
+  // Where the reader wants labels (4 levels open before the first '['), and in a skipped field (3).
+  const std::pair<std::string, size_t> cases[] = {{head + nest(100000) + "}}]}", 4},
+                                                  {R"({"items":[{"kind":"Pod",)" "\n" R"("x":)" + nest(100000) + "}]}", 3}};
+  for (const auto& [text, open] : cases) {
+    Result<Cluster> r = ParseClusterJson(text, "c.json");
+    ASSERT_FALSE(r.ok());
+    // The bracket that opens level 257; column 1 is the character after the newline.
+    const size_t offending = text.find('[', text.find('\n')) + (256 - open);
+    EXPECT_EQ(r.status().message(), "c.json: arrays and objects nested deeper than 256 levels at line 2, column " +
+                                        std::to_string(offending - text.find('\n')) +
+                                        " (the cap; Kubernetes objects nest about 15)");
+  }
+  // List (1) + items (2) + item (3) + 253 levels = the cap: accepted.
+  Result<Cluster> at_cap =
+      ParseClusterJson(R"({"items":[{"kind":"Pod","metadata":{"name":"p"},"x":)" + nest(253) + "}]}", "c.json");
+  ASSERT_TRUE(at_cap.ok()) << at_cap.status().message();
+  EXPECT_EQ(at_cap->pods.size(), 1u);
+  EXPECT_FALSE(ParseClusterJson(R"({"items":[{"kind":"Pod","metadata":{"name":"p"},"x":)" + nest(254) + "}]}", "c.json").ok());
+  // Brackets in strings (with escaped quotes) are text, not nesting.
+  Result<Cluster> in_string = ParseClusterJson(
+      R"({"items":[{"kind":"Pod","metadata":{"name":"p","labels":{"a":"\"[[[)" + std::string(1000, '{') + R"(\\"}}}]})",
+      "c.json");
+  ASSERT_TRUE(in_string.ok()) << in_string.status().message();
+  EXPECT_EQ(in_string->pods[0].labels.at("a").size(), 1005u);
+}
+
 TEST(SnapshotJson, InvalidPriceAnnotationIsAWarningAndIgnored) {
   for (const char* bad : {"cheap", "nan", "inf", "1e308", "-1", "10001"}) {
     Result<Cluster> r = ParseClusterJson(

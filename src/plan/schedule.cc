@@ -839,7 +839,7 @@ class Builder {
       batch = static_cast<int>(std::clamp<int64_t>(int64_t{m.max_surge} + m.max_unavailable, 1,
                                                    std::numeric_limits<int>::max()));
     }
-    *max_batches = std::max<int64_t>(*max_batches, (m.replicas + batch - 1) / batch);
+    *max_batches = std::max<int64_t>(*max_batches, (int64_t{m.replicas} + batch - 1) / batch);  // 64 bits: no overflow
     // The PDB selecting its pods.
     const model::Pod* pod = o.first_pod;
     if (const model::PodDisruptionBudget* pdb = pod ? PdbOf(*pod) : nullptr) {

@@ -817,6 +817,28 @@ void ParseConfigMap(od::object item, Metadata* md, ConfigMap* c) {
   c->name = md->name;
 }
 
+// A warning for GPU pods bound to nodes the snapshot lacks (a partial
+// snapshot, or nodes deleted between the two lists): the planner leaves them
+// out, so the plan must say so.
+void WarnAboutMissingNodes(Cluster* cluster) {
+  std::unordered_set<std::string_view> nodes;
+  for (const auto& n : cluster->nodes) nodes.insert(n.name);
+  size_t missing = 0;
+  std::string first;
+  for (const auto& p : cluster->pods) {
+    if (!p.Active() || p.node_name.empty() || (p.gpus <= 0 && p.gpu_slices.empty())) continue;
+    if (nodes.count(p.node_name)) continue;
+    if (++missing <= 3) first += (first.empty() ? "" : ", ") + p.namespace_ + "/" + p.name + " on " + p.node_name;
+  }
+  if (missing == 0) return;
+  cluster->warnings.push_back(std::to_string(missing) + " GPU pod" +
+                              (missing == 1 ? " is" : "s are") +
+                              " bound to nodes missing from the snapshot and left out of the plan (" + first +
+                              (missing > 3 ? ", ..." : "") + ")");
+}
+
+// The last pass over a whole List, after its items: resolves every pod's
+// workload and warns about GPU pods on missing nodes.
 void ResolveWorkloads(Cluster* cluster) {
   std::map<std::tuple<std::string, std::string, std::string>, const Controller*> index;
   for (const auto& c : cluster->controllers) index[{c.namespace_, c.kind, c.name}] = &c;
@@ -836,18 +858,16 @@ void ResolveWorkloads(Cluster* cluster) {
     }
     pod.workload = {pod.namespace_, kind, name};
   }
+  WarnAboutMissingNodes(cluster);
 }
 
 const std::set<std::string_view> kKnownKinds = {"Node",       "Pod", "PodDisruptionBudget", "Deployment",
                                                 "StatefulSet", "ReplicaSet", "Job",     "CronJob",
                                                 "DaemonSet",  "ClusterPolicy", "ConfigMap"};
 
-// What the items read so far leave for the next: the cluster and, per
-// object, the index of the item that listed it.
-struct ListState {
-  Cluster* cluster;
-  std::unordered_map<std::string, size_t> seen;  // kind \0 namespace \0 name -> item index
-};
+// Per object read so far, the index of the item that listed it
+// (kind \0 namespace \0 name -> item index): how a repeat is found.
+using SeenObjects = std::unordered_map<std::string, size_t>;
 
 // Reads one item into the cluster (items of other kinds are skipped).
 // Malformed JSON throws simdjson_error (handled by the caller).
@@ -857,9 +877,11 @@ struct ListState {
 // never repeats an object, so a repeat means files were concatenated or
 // merged, and which copy is current (they may differ in node, GPUs or
 // phase) cannot be known; counting both would plan the same GPUs twice.
+//
+// REQUIRES: `seen` is the same map for every item of one List (the caller
+// owns it; a reader of single items without it cannot find repeats).
 Status ParseItem(od::object item, size_t index, std::string_view source, const std::string& implied_kind,
-                 ListState* state) {
-  Cluster* cluster = state->cluster;
+                 Cluster* cluster, SeenObjects* seen = nullptr) {
   std::string kind;
   {
     od::value k;
@@ -921,10 +943,10 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
   if (!s.ok()) return s.WithPrefix(prefix);
   if (md.name.empty()) return Status::Error(prefix + ": metadata.name missing");
   for (auto& w : warnings) cluster->warnings.push_back(prefix + ": " + w);
-  if (kind != "ClusterPolicy") {  // a second ClusterPolicy is the warning above
+  if (seen != nullptr && kind != "ClusterPolicy") {  // a second ClusterPolicy is the warning above
     const bool namespaced = kind != "Node";
     std::string key = kind + '\0' + (namespaced ? OrDefault(md.namespace_) : std::string()) + '\0' + md.name;
-    if (auto [it, inserted] = state->seen.emplace(std::move(key), index); !inserted) {
+    if (auto [it, inserted] = seen->emplace(std::move(key), index); !inserted) {
       return Status::Error(prefix + ": the same " + kind + " as items[" + std::to_string(it->second) +
                            "]; a snapshot lists each object once (were two files joined?)");
     }
@@ -932,34 +954,14 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
   return Status::Ok();
 }
 
-// A warning for GPU pods bound to nodes the snapshot lacks (a partial
-// snapshot, or nodes deleted between the two lists): the planner leaves them
-// out, so the plan must say so.
-void WarnAboutMissingNodes(std::string_view source, Cluster* cluster) {
-  std::unordered_set<std::string_view> nodes;
-  for (const auto& n : cluster->nodes) nodes.insert(n.name);
-  size_t missing = 0;
-  std::string first;
-  for (const auto& p : cluster->pods) {
-    if (!p.Active() || p.node_name.empty() || (p.gpus <= 0 && p.gpu_slices.empty())) continue;
-    if (nodes.count(p.node_name)) continue;
-    if (++missing <= 3) first += (first.empty() ? "" : ", ") + p.namespace_ + "/" + p.name + " on " + p.node_name;
-  }
-  if (missing == 0) return;
-  cluster->warnings.push_back(std::string(source) + ": " + std::to_string(missing) + " GPU pod" +
-                              (missing == 1 ? " is" : "s are") +
-                              " bound to nodes missing from the snapshot and left out of the plan (" + first +
-                              (missing > 3 ? ", ..." : "") + ")");
-}
-
 // The offset of the first bracket nested deeper than kMaxSnapshotNestingDepth,
-// or npos.  One pass, no recursion, about the cost of counting the text's
+// or npos; `depth` is the nesting the text sits in (2 for one item of a
+// List).  One pass, no recursion, about the cost of counting the text's
 // lines: strings are skipped with memchr (an unterminated one ends the scan;
 // the parser reports it).  simdjson's on-demand parser checks no depth.
-size_t TooDeepAt(std::string_view text) {
+size_t TooDeepAt(std::string_view text, size_t depth = 0) {
   const char* const begin = text.data();
   const char* const end = begin + text.size();
-  size_t depth = 0;
   for (const char* p = begin; p < end; ++p) {
     switch (*p) {
       case '"':
@@ -1022,7 +1024,7 @@ Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view 
     return Status::Error(source + ": not valid JSON: " + simdjson::error_message(e));
   }
   Cluster cluster;
-  ListState state{&cluster, {}};
+  SeenObjects seen;
   try {
     od::json_type top_type;
     if (doc.type().get(top_type) != simdjson::SUCCESS || top_type != od::json_type::object) {
@@ -1061,7 +1063,7 @@ Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view 
         if (TypeOf(v) != od::json_type::object) {
           return Status::Error(ItemPrefix(source, index, "?", "") + ": not an object");
         }
-        Status s = ParseItem(v.get_object(), index++, source, implied_kind, &state);
+        Status s = ParseItem(v.get_object(), index++, source, implied_kind, &cluster, &seen);
         if (!s.ok()) return s;
       }
     }
@@ -1074,14 +1076,13 @@ Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view 
       return Status::Error(source + ": neither a List (\"items\") nor a Kubernetes object (\"kind\")");
     } else {
       top.reset();
-      Status s = ParseItem(top, 0, source, implied_kind, &state);
+      Status s = ParseItem(top, 0, source, implied_kind, &cluster, &seen);
       if (!s.ok()) return s;
     }
   } catch (const simdjson::simdjson_error& e) {
     return Status::Error(source + ": not valid JSON" + Where(doc, text) + ": " + e.what());
   }
   ResolveWorkloads(&cluster);
-  WarnAboutMissingNodes(source, &cluster);
   return cluster;
 }
 

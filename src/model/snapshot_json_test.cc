@@ -393,7 +393,7 @@ TEST(SnapshotJson, GpuPodsOnMissingNodesAreAWarning) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->warnings.size(), 1u);
   EXPECT_EQ(r->warnings[0],
-            "c.json: 4 GPU pods are bound to nodes missing from the snapshot and left out of the plan (ml/a on gone-1, "
+            "4 GPU pods are bound to nodes missing from the snapshot and left out of the plan (ml/a on gone-1, "
             "ml/c on gone-2, ml/e on gone-3, ...)");
   Result<Cluster> one = ParseClusterJson(
       R"({"items":[{"kind":"Pod","metadata":{"name":"a"},"spec":{"nodeName":"x","containers":[
@@ -402,7 +402,7 @@ TEST(SnapshotJson, GpuPodsOnMissingNodesAreAWarning) {
   ASSERT_TRUE(one.ok()) << one.status().message();
   ASSERT_EQ(one->warnings.size(), 1u);
   EXPECT_EQ(one->warnings[0],
-            "c.json: 1 GPU pod is bound to nodes missing from the snapshot and left out of the plan (default/a on x)");
+            "1 GPU pod is bound to nodes missing from the snapshot and left out of the plan (default/a on x)");
 }
 
 TEST(SnapshotJson, ItemKeysInAnyOrder) {

@@ -270,9 +270,36 @@ std::map<std::string, int64_t> GpuQuantities(od::value v, const Path& path, std:
   return out;
 }
 
+// Text from the snapshot as it may appear in a one-line message: control
+// characters (a name or annotation may hold a newline or an escape
+// sequence) are written as \n, \r, \t or \xHH.  simdjson has already
+// checked that the text is UTF-8.
+std::string OneLine(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 0xf];
+    }
+  }
+  return out;
+}
+
 std::string ItemPrefix(std::string_view source, size_t index, const std::string& kind, const std::string& name) {
-  std::string p = std::string(source) + ": items[" + std::to_string(index) + "] (" + kind;
-  if (!name.empty()) p += " " + name;
+  std::string p = std::string(source) + ": items[" + std::to_string(index) + "] (" + OneLine(kind);
+  if (!name.empty()) p += " " + OneLine(name);
   return p + ")";
 }
 
@@ -831,10 +858,9 @@ void WarnAboutMissingNodes(Cluster* cluster) {
     if (++missing <= 3) first += (first.empty() ? "" : ", ") + p.namespace_ + "/" + p.name + " on " + p.node_name;
   }
   if (missing == 0) return;
-  cluster->warnings.push_back(std::to_string(missing) + " GPU pod" +
-                              (missing == 1 ? " is" : "s are") +
-                              " bound to nodes missing from the snapshot and left out of the plan (" + first +
-                              (missing > 3 ? ", ..." : "") + ")");
+  cluster->warnings.push_back(std::to_string(missing) + " GPU pod" + (missing == 1 ? " is" : "s are") +
+                              " bound to nodes missing from the snapshot and left out of the plan (" +
+                              OneLine(first) + (missing > 3 ? ", ..." : "") + ")");
 }
 
 // The last pass over a whole List, after its items: resolves every pod's
@@ -940,9 +966,9 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
     s = Status::Error(e.message);
   }
   const std::string prefix = ItemPrefix(source, index, kind, md.name);
-  if (!s.ok()) return s.WithPrefix(prefix);
+  if (!s.ok()) return Status::Error(prefix + ": " + OneLine(s.message()));
   if (md.name.empty()) return Status::Error(prefix + ": metadata.name missing");
-  for (auto& w : warnings) cluster->warnings.push_back(prefix + ": " + w);
+  for (auto& w : warnings) cluster->warnings.push_back(prefix + ": " + OneLine(w));
   if (seen != nullptr && kind != "ClusterPolicy") {  // a second ClusterPolicy is the warning above
     const bool namespaced = kind != "Node";
     std::string key = kind + '\0' + (namespaced ? OrDefault(md.namespace_) : std::string()) + '\0' + md.name;

@@ -405,6 +405,26 @@ TEST(SnapshotJson, GpuPodsOnMissingNodesAreAWarning) {
             "1 GPU pod is bound to nodes missing from the snapshot and left out of the plan (default/a on x)");
 }
 
+// Errors and warnings are one line even when the names and values they
+// quote hold control characters (a newline, an escape sequence).
+TEST(SnapshotJson, MessagesAreOneLine) {
+  Result<Cluster> bad = ParseClusterJson(
+      R"({"items":[{"kind":"Node","metadata":{"name":"n\nx","labels":{"nvidia.com/gpu.count":"1\r\u001b[31m"}}}]})", "c.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "c.json: items[0] (Node n\\nx): label nvidia.com/gpu.count: \"1\\r\\x1b[31m\" is not a whole number");
+  Result<Cluster> warned = ParseClusterJson(
+      R"({"items":[{"kind":"Node","metadata":{"name":"n\tx","annotations":{"kubeon.io/hourly-price-usd":"1\n2"}}},
+          {"kind":"Pod","metadata":{"name":"p\n"},"spec":{"nodeName":"gone\n","containers":[
+            {"name":"c","resources":{"limits":{"nvidia.com/gpu":1}}}]},"status":{"phase":"Running"}}]})",
+      "c.json");
+  ASSERT_TRUE(warned.ok()) << warned.status().message();
+  ASSERT_EQ(warned->warnings.size(), 2u);
+  for (const auto& w : warned->warnings) EXPECT_EQ(w.find_first_of("\n\r\t"), std::string::npos) << w;
+  EXPECT_NE(warned->warnings[0].find("(Node n\\tx): annotation kubeon.io/hourly-price-usd: \"1\\n2\""), std::string::npos);
+  EXPECT_NE(warned->warnings[1].find("default/p\\n on gone\\n"), std::string::npos);
+}
+
 TEST(SnapshotJson, ItemKeysInAnyOrder) {
   // kind after spec, metadata last: the same result as kubectl's sorted keys.
   Result<Cluster> r = ParseClusterJson(

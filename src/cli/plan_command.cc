@@ -212,6 +212,7 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
   progress("read " + (a.from_cluster ? std::string("the cluster") : a.cluster_file) + ": " + std::to_string(cluster->nodes.size()) + " nodes, " +
            std::to_string(cluster->pods.size()) + " pods, " + std::to_string(cluster->pdbs.size()) +
            " PodDisruptionBudgets");
+  for (const auto& w : cluster->warnings) progress("warning: " + w);  // also in every plan's warnings
   metrics::History& history = in.history;
   if (!a.prometheus_url.empty()) {
     metrics::PrometheusOptions o;

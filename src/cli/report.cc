@@ -22,7 +22,15 @@ std::string Pad(const std::string& s, size_t width) {
   return visible >= width ? s : s + std::string(width - visible, ' ');
 }
 
-double Cents(double usd) { return std::round(usd * 100.0) / 100.0; }
+// USD rounded to cents.  Amounts of 1e15 or more have no cents left in a
+// double (and times 100 could overflow to inf): kept as they are.  A
+// non-finite amount cannot come from the inputs (prices are capped, see
+// model/prices.h); it is written as 0, never as JSON null.
+double Cents(double usd) {
+  if (!std::isfinite(usd)) return 0;
+  if (std::fabs(usd) >= 1e15) return usd;
+  return std::round(usd * 100.0) / 100.0;
+}
 
 json OptionalInt(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -171,9 +179,9 @@ void EmitYaml(const json& j, int indent, std::ostringstream& out, bool in_list) 
 }  // namespace
 
 std::string Money(double usd) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.2f", usd);
-  std::string s = buf;
+  if (!std::isfinite(usd)) return "n/a";  // cannot come from capped inputs; never an abort
+  std::string s(400, '\0');  // "%.2f" of the largest double: 309 digits, a sign and ".00"
+  s.resize(static_cast<size_t>(std::snprintf(s.data(), s.size(), "%.2f", usd)));
   const size_t dot = s.find('.');
   std::string whole = s.substr(0, dot);
   std::string grouped;

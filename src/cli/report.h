@@ -29,7 +29,8 @@ std::string RenderTable(const std::vector<plan::Plan>& plans);
 // something else; multi-line strings as literal blocks).
 std::string JsonToYaml(const nlohmann::json& j);
 
-// "$1,234.50": dollars with thousands separators and cents.
+// "$1,234.50": dollars with thousands separators and cents; any double is
+// safe (1e308 prints all its digits, nan and inf print "n/a").
 std::string Money(double usd);
 
 // A column table for people: each column as wide as its widest cell (UTF-8

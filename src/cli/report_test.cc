@@ -3,6 +3,9 @@
 #include "cli/report.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 #include <yaml-cpp/yaml.h>
 
 #include "metrics/history.h"
@@ -83,6 +86,44 @@ TEST(Report, TableShowsNodesWorkloadsAndTotals) {
   EXPECT_NE(t.find("12,000 MiB"), std::string::npos) << t;
   EXPECT_NE(t.find("isolation: MIG isolation text"), std::string::npos) << t;
   EXPECT_NE(t.find("GPUs in use 8 -> 1 (7 freed)"), std::string::npos) << t;
+}
+
+// Money never aborts and JSON never prints null for an amount, whatever the
+// double (the inputs are capped; this is the second line of defence).
+TEST(Report, MoneyIsSafeForAnyDouble) {
+  EXPECT_EQ(Money(0), "$0.00");
+  EXPECT_EQ(Money(-1234.5), "$-1,234.50");
+  EXPECT_EQ(Money(std::nan("")), "n/a");
+  EXPECT_EQ(Money(std::numeric_limits<double>::infinity()), "n/a");
+  EXPECT_EQ(Money(-std::numeric_limits<double>::infinity()), "n/a");
+  const std::string huge = Money(1e308);
+  EXPECT_EQ(huge.substr(0, 9), "$100,000,");  // 309 digits
+  EXPECT_EQ(huge.substr(huge.size() - 3), ".00");
+  EXPECT_EQ(Money(-1.7976931348623157e308).substr(0, 4), "$-17");
+  for (double usd : {1e308, std::nan(""), std::numeric_limits<double>::infinity(), -1e300}) {
+    plan::Plan p;
+    p.policy_name = "pol";
+    plan::NodePlan n;
+    n.name = "n";
+    n.gpus_before = 8;
+    n.gpus_after = 1;
+    n.monthly_savings_usd = usd;
+    n.hourly_price_usd = 1.0;
+    p.nodes.push_back(n);
+    p.summary.monthly_savings_usd = usd;
+    p.summary.safety_cost_monthly_usd = usd;
+    const std::string json = RenderJson({p});
+    for (const char* key : {"\"monthly_savings_usd\": ", "\"monthly_usd\": "}) {
+      size_t found = 0;
+      for (size_t at = json.find(key); at != std::string::npos; at = json.find(key, at + 1), ++found) {
+        const char next = json[at + std::string(key).size()];
+        EXPECT_TRUE(next == '-' || (next >= '0' && next <= '9')) << usd << ": " << json.substr(at, 40);
+      }
+      EXPECT_GT(found, 0u) << key;
+    }
+    EXPECT_FALSE(RenderTable({p}).empty());
+    EXPECT_FALSE(RenderYaml({p}).empty());
+  }
 }
 
 TEST(Report, MigrationOrderInTableAndJson) {

@@ -6,8 +6,11 @@
 // Kubernetes API.  Plain data: no I/O, no behaviour beyond small helpers.
 //
 // Invariants after parsing: every Pod::workload is filled (a bare pod is its
-// own workload, kind "Pod"); Node::gpu_count >= 0; quantities are integers
-// (GPU and MIG resources are counted, never fractional).
+// own workload, kind "Pod"); 0 <= Node::gpu_count <= kMaxGpusPerNode and
+// every GPU quantity is an integer within the caps of snapshot_json.h (GPU and
+// MIG resources are counted, never fractional); hourly prices are finite,
+// 0 to kMaxHourlyPriceUsd (prices.h); no two nodes, pods, PDBs or controllers
+// share kind, namespace and name.
 #pragma once
 
 #include <cstdint>
@@ -223,7 +226,9 @@ struct Cluster {
   std::vector<Controller> controllers;
   std::optional<GpuOperatorPolicy> gpu_operator;  // the ClusterPolicy, when the snapshot has one
   std::vector<ConfigMap> config_maps;             // ConfigMaps the snapshot carries (the operator's)
-  std::vector<std::string> warnings;  // skipped items, with the reason
+  // What the reader skipped or doubted, one line each naming the file and item;
+  // the planner copies them into every Plan::warnings.
+  std::vector<std::string> warnings;
 
   const Node* FindNode(const std::string& name) const;
   const ConfigMap* FindConfigMap(const std::string& namespace_, const std::string& name) const;

@@ -2,12 +2,29 @@
 #include "model/prices.h"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <cstdio>
 
 #include <yaml-cpp/yaml.h>
 
+#include "model/input_file.h"
+
 namespace kubeon::model {
+
+bool ParseHourlyPriceUsd(std::string_view text, double* out) {
+  double price = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), price);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return false;
+  if (!std::isfinite(price) || price < 0 || price > kMaxHourlyPriceUsd) return false;  // nan, inf, 1e308, -1
+  *out = price;
+  return true;
+}
+
+std::string HourlyPriceRule() {
+  char cap[32];
+  std::snprintf(cap, sizeof(cap), "%g", kMaxHourlyPriceUsd);
+  return std::string("a non-negative number of USD per hour, at most ") + cap;
+}
 
 Result<PriceTable> ParsePrices(std::string_view text, std::string_view source_name) {
   const std::string src(source_name);
@@ -30,9 +47,8 @@ Result<PriceTable> ParsePrices(std::string_view text, std::string_view source_na
     if (!kv.second.IsScalar()) return Status::Error(line + ": \"" + key + "\": expected a number of USD per hour");
     const std::string& v = kv.second.Scalar();
     double price = 0;
-    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), price);
-    if (ec != std::errc() || ptr != v.data() + v.size() || price < 0) {
-      return Status::Error(line + ": \"" + key + "\": \"" + v + "\" is not a non-negative number of USD per hour");
+    if (!ParseHourlyPriceUsd(v, &price)) {
+      return Status::Error(line + ": \"" + key + "\": \"" + v + "\" is not " + HourlyPriceRule());
     }
     if (!out.emplace(key, price).second) return Status::Error(line + ": \"" + key + "\" appears twice");
   }
@@ -40,11 +56,9 @@ Result<PriceTable> ParsePrices(std::string_view text, std::string_view source_na
 }
 
 Result<PriceTable> LoadPricesFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open prices file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return ParsePrices(buf.str(), path);
+  Result<std::string> text = ReadInputFile(path, "prices file");
+  if (!text.ok()) return text.status();
+  return ParsePrices(*text, path);
 }
 
 }  // namespace kubeon::model

@@ -17,7 +17,7 @@ TEST(Prices, ParsesMap) {
 TEST(Prices, ErrorsNameLineAndKey) {
   Result<PriceTable> r = ParsePrices("a: 1\nb: lots\n", "prices.yaml");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "prices.yaml:2: \"b\": \"lots\" is not a non-negative number of USD per hour");
+  EXPECT_EQ(r.status().message(), "prices.yaml:2: \"b\": \"lots\" is not a non-negative number of USD per hour, at most 10000");
   EXPECT_FALSE(ParsePrices("a: -3\n", "p.yaml").ok());
   EXPECT_FALSE(ParsePrices("- a\n- b\n", "p.yaml").ok());
   EXPECT_FALSE(ParsePrices("a: [1]\n", "p.yaml").ok());
@@ -25,6 +25,28 @@ TEST(Prices, ErrorsNameLineAndKey) {
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.status().message().find("p.yaml:"), std::string::npos);
   EXPECT_FALSE(LoadPricesFile("/nonexistent/prices.yaml").ok());
+}
+
+// nan, inf, 1e308 and negative prices would reach the report's money
+// formatting (an abort, or null in JSON): each is an error naming file,
+// line and key; the cap itself is accepted.
+TEST(Prices, NonFiniteNegativeAndHugePricesAreErrors) {
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "infinity", "1e308", "-0.5", "10000.01", ".nan", ".inf", "1e", "0x10"}) {
+    Result<PriceTable> r = ParsePrices(std::string("ok: 1\ng5.xlarge: ") + bad + "\n", "prices.yaml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message(), std::string("prices.yaml:2: \"g5.xlarge\": \"") + bad +
+                                        "\" is not a non-negative number of USD per hour, at most 10000")
+        << bad;
+  }
+  Result<PriceTable> cap = ParsePrices("big: 10000\nfree: 0\n", "prices.yaml");
+  ASSERT_TRUE(cap.ok()) << cap.status().message();
+  EXPECT_EQ(cap->at("big"), kMaxHourlyPriceUsd);
+  double v = -1;
+  EXPECT_FALSE(ParseHourlyPriceUsd("", &v));
+  EXPECT_FALSE(ParseHourlyPriceUsd("1.5 ", &v));
+  EXPECT_EQ(v, -1);  // untouched on failure
+  EXPECT_TRUE(ParseHourlyPriceUsd("32.77", &v));
+  EXPECT_DOUBLE_EQ(v, 32.77);
 }
 
 }  // namespace

@@ -9,12 +9,17 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <simdjson.h>
+
+#include "model/input_file.h"
+#include "model/prices.h"
 
 namespace kubeon::model {
 namespace {
@@ -187,16 +192,27 @@ std::vector<std::string> Strings(od::value v, const Path& path) {
   return out;
 }
 
-// An int-or-string field (maxSurge, minAvailable): the text as written, "" when null.
+// An int-or-string field (maxSurge, minAvailable): "" when null, else an
+// integer from 0 to kIntMax or a whole percentage ("25%"), as the API server
+// accepts them; anything else ("nan%", "1e400", -1) is an error naming the field.
 std::string IntOrString(od::value v, const Path& path) {
   const od::json_type t = v.type();
   if (t == od::json_type::null) return "";
-  if (t == od::json_type::string) return std::string(std::string_view(v.get_string()));
-  if (t != od::json_type::number) WrongType(path, "an integer or a string", t);
-  return std::string(Token(v));
+  if (t == od::json_type::number) return std::to_string(Int(v, path, 0, 0, kIntMax));
+  if (t != od::json_type::string) WrongType(path, "an integer or a string", t);
+  std::string text(std::string_view(v.get_string()));
+  std::string_view digits = text;
+  if (!digits.empty() && digits.back() == '%') digits.remove_suffix(1);
+  int64_t n = 0;
+  if (!ParseWholeQuantity(digits, &n) || n > kIntMax) {
+    throw FieldError{path.Render() + ": \"" + text + "\" is not an integer from 0 to " + std::to_string(kIntMax) +
+                     " or a percentage like \"25%\""};
+  }
+  return text;
 }
 
-// metadata.ownerReferences: the one with controller true.
+// metadata.ownerReferences: the one with controller true (which must have a
+// kind and a name).
 std::optional<OwnerRef> ControllerOf(od::value refs, const Path& path) {
   std::optional<OwnerRef> out;
   ForEachElement(refs, path, [&](size_t i, od::value ref) {
@@ -209,15 +225,32 @@ std::optional<OwnerRef> ControllerOf(od::value refs, const Path& path) {
       else if (k == "uid") r.uid = Str(x);
       else if (k == "controller") r.controller = Bool(x, at.Field("controller"), false);
     });
-    if (r.controller && !out) out = std::move(r);
+    if (!r.controller) return;
+    // The API server requires both; without them the workload could not be named.
+    if (r.kind.empty()) throw FieldError{at.Field("kind").Render() + " missing (the controller's kind)"};
+    if (r.name.empty()) throw FieldError{at.Field("name").Render() + " missing (the controller's name)"};
+    if (!out) out = std::move(r);
   });
   return out;
 }
 
 bool IsGpuResource(std::string_view name) { return name.substr(0, 11) == "nvidia.com/"; }
 
-// Integer resources under "nvidia.com/" from a resource map; non-whole values
-// are reported through *bad.
+// "" when `text` is a whole number from 0 to `cap` (stored in *out), else why
+// not: "\"500m\" is not a whole number", "\"2000000000\" is more than 64 <what>".
+std::string QuantityProblem(std::string_view text, int64_t cap, const char* what, int64_t* out) {
+  int64_t v = 0;
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+  if (ParseWholeQuantity(text, &v) && v <= cap) {
+    *out = v;
+    return "";
+  }
+  if (!digits) return "\"" + std::string(text) + "\" is not a whole number";
+  return "\"" + std::string(text) + "\" is more than " + std::to_string(cap) + " " + what + " (the cap)";
+}
+
+// Integer resources under "nvidia.com/" from a resource map, each at most
+// kMaxGpuResourceQuantity; other values are reported through *bad.
 std::map<std::string, int64_t> GpuQuantities(od::value v, const Path& path, std::string* bad) {
   std::map<std::string, int64_t> out;
   ForEachField(v, path, [&](std::string_view k, od::value x) {
@@ -228,8 +261,8 @@ std::map<std::string, int64_t> GpuQuantities(od::value v, const Path& path, std:
                        : t == od::json_type::null ? "null"
                        : t == od::json_type::array ? "[...]" : "{...}";
     int64_t n = 0;
-    if (!ParseWholeQuantity(text, &n)) {
-      if (bad->empty()) *bad = std::string(k) + ": \"" + text + "\" is not a whole number";
+    if (std::string why = QuantityProblem(text, kMaxGpuResourceQuantity, "of a GPU resource", &n); !why.empty()) {
+      if (bad->empty()) *bad = std::string(k) + ": " + why;
       return;
     }
     out[std::string(k)] = n;
@@ -237,9 +270,36 @@ std::map<std::string, int64_t> GpuQuantities(od::value v, const Path& path, std:
   return out;
 }
 
+// Text from the snapshot as it may appear in a one-line message: control
+// characters (a name or annotation may hold a newline or an escape
+// sequence) are written as \n, \r, \t or \xHH.  simdjson has already
+// checked that the text is UTF-8.
+std::string OneLine(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 0xf];
+    }
+  }
+  return out;
+}
+
 std::string ItemPrefix(std::string_view source, size_t index, const std::string& kind, const std::string& name) {
-  std::string p = std::string(source) + ": items[" + std::to_string(index) + "] (" + kind;
-  if (!name.empty()) p += " " + name;
+  std::string p = std::string(source) + ": items[" + std::to_string(index) + "] (" + OneLine(kind);
+  if (!name.empty()) p += " " + OneLine(name);
   return p + ")";
 }
 
@@ -277,7 +337,10 @@ void ParseMetadata(od::value v, bool managers, Metadata* md) {
 
 std::string OrDefault(std::string s) { return s.empty() ? "default" : s; }
 
-Status FinishNode(Node* node) {
+// The node's facts from its labels and annotations.  An invalid price
+// annotation is a warning (anyone who may write the node can set it; the
+// node falls back to the prices file); invalid GPU labels are errors.
+Status FinishNode(Node* node, std::vector<std::string>* warnings) {
   auto label = [&](const char* k) -> std::string {
     auto it = node->labels.find(k);
     return it == node->labels.end() ? "" : it->second;
@@ -289,23 +352,32 @@ Status FinishNode(Node* node) {
   node->mig_strategy = label("nvidia.com/mig.strategy");
   int64_t v = 0;
   if (std::string c = label("nvidia.com/gpu.count"); !c.empty()) {
-    if (!ParseWholeQuantity(c, &v)) return Status::Error("label nvidia.com/gpu.count: \"" + c + "\" is not a whole number");
+    if (std::string why = QuantityProblem(c, kMaxGpusPerNode, "GPUs per node", &v); !why.empty()) {
+      return Status::Error("label nvidia.com/gpu.count: " + why);
+    }
     node->gpu_count = static_cast<int>(v);
   } else if (auto it = node->capacity.find(kGpuResource); it != node->capacity.end()) {
+    if (it->second > kMaxGpusPerNode) {
+      return Status::Error("status.capacity.nvidia.com/gpu: " + std::to_string(it->second) + " is more than " +
+                           std::to_string(kMaxGpusPerNode) +
+                           " GPUs per node (the cap; the node has no nvidia.com/gpu.count label)");
+    }
     node->gpu_count = static_cast<int>(it->second);
   }
   if (std::string m = label("nvidia.com/gpu.memory"); !m.empty()) {
-    if (!ParseWholeQuantity(m, &v)) return Status::Error("label nvidia.com/gpu.memory: \"" + m + "\" is not a whole number of MiB");
+    if (std::string why = QuantityProblem(m, kMaxGpuMemoryMib, "MiB per GPU", &v); !why.empty()) {
+      return Status::Error("label nvidia.com/gpu.memory: " + why);
+    }
     node->gpu_memory_mib = v;
   }
   if (auto it = node->annotations.find(kPriceAnnotation); it != node->annotations.end()) {
     double price = 0;
-    const std::string& s = it->second;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), price);
-    if (ec != std::errc() || ptr != s.data() + s.size() || price < 0) {
-      return Status::Error(std::string("annotation ") + kPriceAnnotation + ": \"" + s + "\" is not a non-negative number of USD per hour");
+    if (ParseHourlyPriceUsd(it->second, &price)) {
+      node->hourly_price_usd = price;
+    } else {
+      warnings->push_back(std::string("annotation ") + kPriceAnnotation + ": \"" + it->second + "\" is not " +
+                          HourlyPriceRule() + "; ignored (the node is priced from the prices file, if at all)");
     }
-    node->hourly_price_usd = price;
   }
   return Status::Ok();
 }
@@ -377,8 +449,12 @@ Status ParseContainers(od::value list, const Path& path, bool init, Pod* pod) {
   });
   return s;
 }
-// Effective amounts per GPU resource: max(sum of app containers, max of init containers).
-void ComputePodGpus(Pod* pod) {
+// Effective amounts per GPU resource: max(sum of app containers, max of init
+// containers).  Each container's amount is at most kMaxGpuResourceQuantity
+// (GpuQuantities) and the sum is checked as it grows, so it cannot overflow;
+// a pod over kMaxGpusPerPod whole GPUs or kMaxGpuResourceQuantity of another
+// GPU resource is an error.
+Status ComputePodGpus(Pod* pod) {
   std::map<std::string, int64_t> app, init;
   for (const auto& c : pod->containers) {
     std::map<std::string, int64_t> eff = c.limits;
@@ -386,12 +462,17 @@ void ComputePodGpus(Pod* pod) {
     for (const auto& [k, v] : eff) {
       if (c.init) {
         init[k] = std::max(init[k], v);
-      } else {
-        app[k] += v;
+      } else if ((app[k] += v) > kMaxGpuResourceQuantity) {
+        return Status::Error(k + ": the containers request more than " + std::to_string(kMaxGpuResourceQuantity) +
+                             " in all (the cap on a GPU resource per pod)");
       }
     }
   }
   for (const auto& [k, v] : init) app[k] = std::max(app[k], v);
+  if (auto it = app.find(kGpuResource); it != app.end() && it->second > kMaxGpusPerPod) {
+    return Status::Error(std::string(kGpuResource) + ": " + std::to_string(it->second) + " GPUs is more than " +
+                         std::to_string(kMaxGpusPerPod) + " GPUs per pod (the cap)");
+  }
   for (const auto& [k, v] : app) {
     if (v == 0) continue;
     if (k == kGpuResource) {
@@ -400,6 +481,7 @@ void ComputePodGpus(Pod* pod) {
       pod->gpu_slices[k] = v;
     }
   }
+  return Status::Ok();
 }
 
 std::vector<NodeSelectorRequirement> Requirements(od::value v, const Path& path) {
@@ -532,7 +614,7 @@ Status ParsePod(od::object item, Metadata* md, Pod* pod) {
           volumes = Volumes(x, spec.Field(f));
         } else if (f == "terminationGracePeriodSeconds") {
           if (TypeOf(x) == od::json_type::number) {
-            pod->termination_grace_period_seconds = Int(x, spec.Field(f), 30, 0, INT64_MAX);
+            pod->termination_grace_period_seconds = Int(x, spec.Field(f), 30, 0, kIntMax);
           }
         } else if (f == "nodeName") {
           pod->node_name = Str(x);
@@ -567,11 +649,10 @@ Status ParsePod(od::object item, Metadata* md, Pod* pod) {
   if (!containers_status.ok()) return containers_status;
   pod->containers.insert(pod->containers.begin(), std::make_move_iterator(init_part.containers.begin()),
                          std::make_move_iterator(init_part.containers.end()));
-  ComputePodGpus(pod);
-  return Status::Ok();
+  return ComputePodGpus(pod);
 }
 
-Status ParseNode(od::object item, Metadata* md, Node* node) {
+Status ParseNode(od::object item, Metadata* md, Node* node, std::vector<std::string>* warnings) {
   Status s;
   for (auto field : item) {
     std::string_view k = field.unescaped_key();
@@ -586,7 +667,7 @@ Status ParseNode(od::object item, Metadata* md, Node* node) {
   node->labels = std::move(md->labels);
   node->annotations = std::move(md->annotations);
   if (!s.ok()) return s;
-  return FinishNode(node);
+  return FinishNode(node, warnings);
 }
 
 Status ParseSelector(od::value sel, const Path& path, LabelSelector* out) {
@@ -763,6 +844,27 @@ void ParseConfigMap(od::object item, Metadata* md, ConfigMap* c) {
   c->name = md->name;
 }
 
+// A warning for GPU pods bound to nodes the snapshot lacks (a partial
+// snapshot, or nodes deleted between the two lists): the planner leaves them
+// out, so the plan must say so.
+void WarnAboutMissingNodes(Cluster* cluster) {
+  std::unordered_set<std::string_view> nodes;
+  for (const auto& n : cluster->nodes) nodes.insert(n.name);
+  size_t missing = 0;
+  std::string first;
+  for (const auto& p : cluster->pods) {
+    if (!p.Active() || p.node_name.empty() || (p.gpus <= 0 && p.gpu_slices.empty())) continue;
+    if (nodes.count(p.node_name)) continue;
+    if (++missing <= 3) first += (first.empty() ? "" : ", ") + p.namespace_ + "/" + p.name + " on " + p.node_name;
+  }
+  if (missing == 0) return;
+  cluster->warnings.push_back(std::to_string(missing) + " GPU pod" + (missing == 1 ? " is" : "s are") +
+                              " bound to nodes missing from the snapshot and left out of the plan (" +
+                              OneLine(first) + (missing > 3 ? ", ..." : "") + ")");
+}
+
+// The last pass over a whole List, after its items: resolves every pod's
+// workload and warns about GPU pods on missing nodes.
 void ResolveWorkloads(Cluster* cluster) {
   std::map<std::tuple<std::string, std::string, std::string>, const Controller*> index;
   for (const auto& c : cluster->controllers) index[{c.namespace_, c.kind, c.name}] = &c;
@@ -782,16 +884,30 @@ void ResolveWorkloads(Cluster* cluster) {
     }
     pod.workload = {pod.namespace_, kind, name};
   }
+  WarnAboutMissingNodes(cluster);
 }
 
 const std::set<std::string_view> kKnownKinds = {"Node",       "Pod", "PodDisruptionBudget", "Deployment",
                                                 "StatefulSet", "ReplicaSet", "Job",     "CronJob",
                                                 "DaemonSet",  "ClusterPolicy", "ConfigMap"};
 
+// Per object read so far, the index of the item that listed it
+// (kind \0 namespace \0 name -> item index): how a repeat is found.
+using SeenObjects = std::unordered_map<std::string, size_t>;
+
 // Reads one item into the cluster (items of other kinds are skipped).
 // Malformed JSON throws simdjson_error (handled by the caller).
+//
+// An object listed twice (same kind, namespace and name) is an error naming
+// both items, not a warning with one copy kept: a List from the API server
+// never repeats an object, so a repeat means files were concatenated or
+// merged, and which copy is current (they may differ in node, GPUs or
+// phase) cannot be known; counting both would plan the same GPUs twice.
+//
+// REQUIRES: `seen` is the same map for every item of one List (the caller
+// owns it; a reader of single items without it cannot find repeats).
 Status ParseItem(od::object item, size_t index, std::string_view source, const std::string& implied_kind,
-                 Cluster* cluster) {
+                 Cluster* cluster, SeenObjects* seen = nullptr) {
   std::string kind;
   {
     od::value k;
@@ -806,6 +922,7 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
   if (kind.empty()) kind = implied_kind;
   Metadata md;
   Status s;
+  std::vector<std::string> warnings;
   try {
     if (kind.empty()) {
       od::value m;
@@ -815,7 +932,7 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
     if (!kKnownKinds.count(kind)) return Status::Ok();
     if (kind == "Node") {
       Node n;
-      s = ParseNode(item, &md, &n);
+      s = ParseNode(item, &md, &n, &warnings);
       if (s.ok() && !md.name.empty()) cluster->nodes.push_back(std::move(n));
     } else if (kind == "Pod") {
       Pod p;
@@ -827,9 +944,8 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
       if (md.name.empty()) {
         // reported below
       } else if (cluster->gpu_operator) {
-        cluster->warnings.push_back(ItemPrefix(source, index, kind, md.name) +
-                                    ": a second ClusterPolicy; the GPU Operator uses only one, the first (" +
-                                    cluster->gpu_operator->name + ") is read");
+        warnings.push_back("a second ClusterPolicy; the GPU Operator uses only one, the first (" +
+                           cluster->gpu_operator->name + ") is read");
       } else {
         cluster->gpu_operator = std::move(p);
       }
@@ -850,9 +966,66 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
     s = Status::Error(e.message);
   }
   const std::string prefix = ItemPrefix(source, index, kind, md.name);
-  if (!s.ok()) return s.WithPrefix(prefix);
+  if (!s.ok()) return Status::Error(prefix + ": " + OneLine(s.message()));
   if (md.name.empty()) return Status::Error(prefix + ": metadata.name missing");
+  for (auto& w : warnings) cluster->warnings.push_back(prefix + ": " + OneLine(w));
+  if (seen != nullptr && kind != "ClusterPolicy") {  // a second ClusterPolicy is the warning above
+    const bool namespaced = kind != "Node";
+    std::string key = kind + '\0' + (namespaced ? OrDefault(md.namespace_) : std::string()) + '\0' + md.name;
+    if (auto [it, inserted] = seen->emplace(std::move(key), index); !inserted) {
+      return Status::Error(prefix + ": the same " + kind + " as items[" + std::to_string(it->second) +
+                           "]; a snapshot lists each object once (were two files joined?)");
+    }
+  }
   return Status::Ok();
+}
+
+// The offset of the first bracket nested deeper than kMaxSnapshotNestingDepth,
+// or npos; `depth` is the nesting the text sits in (2 for one item of a
+// List).  One pass, no recursion, about the cost of counting the text's
+// lines: strings are skipped with memchr (an unterminated one ends the scan;
+// the parser reports it).  simdjson's on-demand parser checks no depth.
+size_t TooDeepAt(std::string_view text, size_t depth = 0) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  for (const char* p = begin; p < end; ++p) {
+    switch (*p) {
+      case '"':
+        for (;;) {
+          p = static_cast<const char*>(std::memchr(p + 1, '"', static_cast<size_t>(end - p - 1)));
+          if (p == nullptr) return std::string_view::npos;
+          const char* q = p;
+          while (q[-1] == '\\') --q;  // the opening quote stops this
+          if ((p - q) % 2 == 0) break;  // an even run of backslashes: the quote ends the string
+        }
+        break;
+      case '[':
+      case '{':
+        if (++depth > kMaxSnapshotNestingDepth) return static_cast<size_t>(p - begin);
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// "line L, column C" of a byte offset.
+std::string LineColumn(std::string_view text, size_t offset) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
 // " at line L, column C" for the parser's position, "" when unknown.
@@ -861,26 +1034,23 @@ std::string Where(od::document& doc, simdjson::padded_string_view text) {
   if (doc.current_location().get(at) != simdjson::SUCCESS || at < text.data() || at > text.data() + text.size()) {
     return "";
   }
-  size_t line = 1, column = 1;
-  for (const char* p = text.data(); p < at; ++p) {
-    if (*p == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return " at line " + std::to_string(line) + ", column " + std::to_string(column);
+  return " at " + LineColumn(text, static_cast<size_t>(at - text.data()));
 }
 
 Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view source_name) {
   const std::string source(source_name);
-  od::parser parser;  // nesting deeper than simdjson's 1024 levels is an error
+  if (const size_t at = TooDeepAt(text); at != std::string_view::npos) {
+    return Status::Error(source + ": arrays and objects nested deeper than " +
+                         std::to_string(kMaxSnapshotNestingDepth) + " levels at " + LineColumn(text, at) +
+                         " (the cap; Kubernetes objects nest about 15)");
+  }
+  od::parser parser;
   od::document doc;
   if (const simdjson::error_code e = parser.iterate(text).get(doc); e != simdjson::SUCCESS) {
     return Status::Error(source + ": not valid JSON: " + simdjson::error_message(e));
   }
   Cluster cluster;
+  SeenObjects seen;
   try {
     od::json_type top_type;
     if (doc.type().get(top_type) != simdjson::SUCCESS || top_type != od::json_type::object) {
@@ -919,7 +1089,7 @@ Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view 
         if (TypeOf(v) != od::json_type::object) {
           return Status::Error(ItemPrefix(source, index, "?", "") + ": not an object");
         }
-        Status s = ParseItem(v.get_object(), index++, source, implied_kind, &cluster);
+        Status s = ParseItem(v.get_object(), index++, source, implied_kind, &cluster, &seen);
         if (!s.ok()) return s;
       }
     }
@@ -932,7 +1102,7 @@ Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view 
       return Status::Error(source + ": neither a List (\"items\") nor a Kubernetes object (\"kind\")");
     } else {
       top.reset();
-      Status s = ParseItem(top, 0, source, implied_kind, &cluster);
+      Status s = ParseItem(top, 0, source, implied_kind, &cluster, &seen);
       if (!s.ok()) return s;
     }
   } catch (const simdjson::simdjson_error& e) {
@@ -959,14 +1129,16 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
 }
 
 Result<Cluster> LoadClusterFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Status::Error(path + ": cannot open cluster snapshot");
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Status::Error(path + ": cannot read the cluster snapshot (not a regular file?)");
-  simdjson::padded_string text(static_cast<size_t>(size));
-  in.seekg(0);
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  if (!in) return Status::Error(path + ": read error");
+  constexpr std::string_view kWhat = "cluster snapshot";
+  Result<InputFile> in = OpenableInput(path, kWhat);
+  if (!in.ok()) return in.status();
+  if (!in->regular) {
+    Result<std::string> text = ReadInputFile(path, kWhat);
+    if (!text.ok()) return text.status();
+    return ParseClusterJson(*text, path);
+  }
+  simdjson::padded_string text(in->size);
+  if (Status s = ReadRegularInto(path, kWhat, text.data(), in->size); !s.ok()) return s;
   return ParsePadded(text, path);
 }
 

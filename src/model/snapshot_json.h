@@ -27,9 +27,27 @@
 //    Pod -> Job (-> CronJob when the Job is known), else the pod itself (kind "Pod").
 //    A ReplicaSet missing from the snapshot is resolved by its own
 //    ownerReference name when present, else it stands as the workload.
-//  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file.
+//  - GPU counts are capped (the constants below), so a hostile label or
+//    request can neither overflow a sum nor make the planner allocate per
+//    GPU: over a cap is an error naming the item and the label or resource.
+//  - The price annotation kubeon.io/hourly-price-usd must pass
+//    ParseHourlyPriceUsd (prices.h: finite, 0 to kMaxHourlyPriceUsd); an
+//    invalid one is a warning in Cluster::warnings naming the node (anyone
+//    who may write the node can set it), and the node falls back to the
+//    prices file.  A second ClusterPolicy is a warning too.
+//  - The same object twice (kind, namespace, name) is an error naming both
+//    item indices (why not a warning: see ParseItem).  Running or Pending GPU
+//    pods bound to nodes the snapshot lacks are one warning with their count
+//    and the first three names.
+//  - Nesting: arrays and objects deeper than kMaxSnapshotNestingDepth
+//    anywhere in the text (read fields or not) are an error naming the line
+//    and column, found by one scan before parsing.  No recursion anywhere.
+//  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file (a
+//    directory or device is an error, see input_file.h).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -39,6 +57,22 @@
 namespace kubeon::model {
 
 inline constexpr const char* kPriceAnnotation = "kubeon.io/hourly-price-usd";
+
+// Caps on GPU counts read from a snapshot (a label or request over one is an
+// error naming the node or pod).  The largest nodes today have 8 to 16 GPUs.
+// GPUs per node: the label nvidia.com/gpu.count (else capacity nvidia.com/gpu).
+inline constexpr int kMaxGpusPerNode = 64;
+// Whole GPUs per pod (nvidia.com/gpu, containers summed): a pod runs on one node.
+inline constexpr int64_t kMaxGpusPerPod = kMaxGpusPerNode;
+// Any nvidia.com/* quantity: a node's capacity or allocatable, a container's
+// request or limit, a pod's total (64 GPUs x 64 time-slicing replicas).
+inline constexpr int64_t kMaxGpuResourceQuantity = 4096;
+// Nesting of arrays and objects in a snapshot.  Kubernetes objects nest about
+// 15 levels (managedFields included); deeper text is an error, so no reader
+// or converter of the List (simdjson, nlohmann in tools) meets hostile depth.
+inline constexpr size_t kMaxSnapshotNestingDepth = 256;
+// The label nvidia.com/gpu.memory, in MiB per GPU (1 TiB; today's largest GPUs have 192 GB).
+inline constexpr int64_t kMaxGpuMemoryMib = int64_t{1} << 20;
 
 Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view source_name);
 Result<Cluster> LoadClusterFile(const std::string& path);

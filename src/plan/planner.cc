@@ -81,6 +81,9 @@ class Planner {
     plan_.policy_name = policy_.name;
     plan_.policy_mode = std::string(policy::ModeName(policy_.mode));
     plan_.window = policy_.window ? policy_.window->text() : "";
+    // What the snapshot reader skipped or doubted (an invalid price
+    // annotation, GPU pods on missing nodes, a second ClusterPolicy).
+    plan_.warnings = cluster_.warnings;
     ScopeNodes();
     GatherPoolFacts();
     GroupWorkloads();

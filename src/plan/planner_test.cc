@@ -530,6 +530,21 @@ TEST(Planner, UnknownGpuProductIsReported) {
   EXPECT_NE(p.warnings[0].find("NVIDIA-Mystery-9000"), std::string::npos);
 }
 
+// What the snapshot reader warned about (an invalid price annotation, GPU
+// pods on missing nodes) is in the plan's warnings, first.
+TEST(Planner, SnapshotWarningsReachThePlan) {
+  Fixture f;
+  f.AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 8, 40960);
+  f.AddDeployment("prod", "svc", {"a100-1"}, 1);
+  f.AddUsage("prod", "svc", 1, 1000, 0.05);
+  f.cluster.warnings = {"c.json: items[0] (Node a100-1): annotation kubeon.io/hourly-price-usd: \"nan\" ...",
+                        "c.json: 1 GPU pod is bound to nodes missing from the snapshot ..."};
+  Plan p = f.Run();
+  ASSERT_GE(p.warnings.size(), 2u);
+  EXPECT_EQ(p.warnings[0], f.cluster.warnings[0]);
+  EXPECT_EQ(p.warnings[1], f.cluster.warnings[1]);
+}
+
 TEST(Planner, MissingPriceIsSaidNotGuessed) {
   Fixture f;
   model::Node& n = f.AddNode("a100-1", "NVIDIA-A100-SXM4-40GB", 8, 40960);

@@ -98,7 +98,9 @@ int ResolveIntOrPercent(const std::string& raw, int replicas, bool round_up, con
   try {
     if (v.back() == '%') {
       const double pct = std::stod(v.substr(0, v.size() - 1));
-      const double x = pct * replicas / 100.0;
+      // Clamped before the conversion: "2147483647%" of many replicas is no int (and UB to convert).
+      const double x = std::min(pct * replicas / 100.0, static_cast<double>(std::numeric_limits<int>::max()));
+      if (!(x >= 0)) return 0;  // nan or negative: the snapshot reader lets neither through
       return static_cast<int>(round_up ? std::ceil(x - 1e-9) : std::floor(x + 1e-9));
     }
     return std::stoi(v);
@@ -833,9 +835,11 @@ class Builder {
       m.max_surge = ResolveIntOrPercent(c ? c->max_surge : "", m.replicas, true, "25%");
       m.max_unavailable = ResolveIntOrPercent(c ? c->max_unavailable : "", m.replicas, false, "25%");
       if (m.max_surge == 0 && m.max_unavailable == 0) m.max_unavailable = 1;  // the API server forbids 0/0
-      batch = std::max(1, m.max_surge + m.max_unavailable);
+      // In 64 bits: each may be up to 2^31-1 (the snapshot's cap), their sum is no int.
+      batch = static_cast<int>(std::clamp<int64_t>(int64_t{m.max_surge} + m.max_unavailable, 1,
+                                                   std::numeric_limits<int>::max()));
     }
-    *max_batches = std::max<int64_t>(*max_batches, (m.replicas + batch - 1) / batch);
+    *max_batches = std::max<int64_t>(*max_batches, (int64_t{m.replicas} + batch - 1) / batch);  // 64 bits: no overflow
     // The PDB selecting its pods.
     const model::Pod* pod = o.first_pod;
     if (const model::PodDisruptionBudget* pdb = pod ? PdbOf(*pod) : nullptr) {

@@ -328,6 +328,38 @@ TEST(Schedule, RollingUpdateResolvesSurgeAndUnavailable) {
   EXPECT_TRUE(p.schedule.steps[0].flags.empty());
 }
 
+// The largest values the snapshot reader lets through (2^31-1 and
+// "2147483647%") neither overflow the batch sum nor the percent conversion (UBSan).
+TEST(Schedule, HugeSurgeAndUnavailableDoNotOverflow) {
+  Fixture f;
+  f.AddNode("n1", 8);
+  f.AddNode("n2", 8);
+  model::Controller& a = f.AddOwner("ml", "a", {"n1"}, 4);
+  a.replicas = 2147483647;
+  a.max_surge = "2147483647";
+  a.max_unavailable = "2147483647";
+  model::Controller& b = f.AddOwner("ml", "b", {"n2"}, 3);
+  b.replicas = 2147483647;
+  b.max_surge = "2147483647%";
+  const Plan p = f.Run();
+  ASSERT_FALSE(p.schedule.steps.empty());
+  bool seen_a = false, seen_b = false;
+  for (const auto& step : p.schedule.steps) {
+    for (const auto& o : step.owners) {
+      if (o.owner.name == "a") {
+        seen_a = true;
+        EXPECT_EQ(o.max_surge, 2147483647);
+        EXPECT_EQ(o.max_unavailable, 2147483647);
+      } else if (o.owner.name == "b") {
+        seen_b = true;
+        EXPECT_EQ(o.max_surge, 2147483647);  // clamped, not converted out of range
+      }
+    }
+  }
+  EXPECT_TRUE(seen_a);
+  EXPECT_TRUE(seen_b);
+}
+
 TEST(Schedule, OnDeleteStatefulSetIsMovedPodByPod) {
   Fixture f;
   f.AddNode("n1", 8);

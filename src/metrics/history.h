@@ -112,8 +112,7 @@ struct IngestOptions {
   // merged: the same History and the same bad-line reports (line numbers
   // included) as one thread, with the memory of `threads` readers (bounded by
   // series and pods, not samples).  threads 0 = the hardware threads, at
-  // most 8; 1 = never split.  CSV is always read by one thread (a quoted
-  // field may span lines, so a line boundary is not a record boundary).
+  // most 8; 1 = never split.  CSV is always read by one thread.
   unsigned threads = 0;
   uint64_t parallel_min_bytes = uint64_t{32} << 20;
   // Called with every accepted DCGM_FI_DEV_FB_USED sample (the pod it is

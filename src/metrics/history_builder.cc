@@ -5,26 +5,21 @@
 #include <cmath>
 #include <utility>
 
+#include "metrics/message_text.h"
+
 namespace kubeon::metrics::internal {
 namespace {
 
 constexpr size_t kMaxDetail = 60;
 
+// The offending input text, quoted: one line of valid UTF-8 (message_text.h),
+// with '"' escaped.
 std::string Quote(std::string_view text) {
   std::string out = "\"";
-  size_t n = std::min(text.size(), kMaxDetail);
-  for (size_t i = 0; i < n; ++i) {
-    char c = text[i];
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += '?';
-    } else {
-      out += c;
-    }
+  for (char c : MessageText(text, kMaxDetail)) {
+    if (c == '"') out += '\\';
+    out += c;
   }
-  if (text.size() > kMaxDetail) out += "...";
   out += '"';
   return out;
 }
@@ -119,6 +114,16 @@ const Series* HistoryBuilder::Find(std::string_view key) {
 }
 
 bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char** error) {
+  // Labels reach the report (JSON/YAML: UTF-8 only); Prometheus requires
+  // UTF-8 label values too.  Checked once per series, not per line.
+  for (std::string_view v : {labels.namespace_, labels.pod, labels.container, labels.exported_namespace,
+                             labels.exported_pod, labels.exported_container, labels.hostname, labels.gpu,
+                             labels.uuid, labels.model_name, labels.mig_profile, labels.mig_instance}) {
+    if (!IsValidUtf8(v)) {
+      *error = "a label value is not valid UTF-8";
+      return false;
+    }
+  }
   std::string_view ns = labels.namespace_;
   std::string_view pod = labels.pod;
   std::string_view container = labels.container;

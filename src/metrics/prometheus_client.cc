@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "metrics/message_text.h"
 #include "metrics/promql.h"
 #include "metrics/sample_parse.h"
 
@@ -15,15 +16,15 @@ using nlohmann::json;
 
 constexpr size_t kMaxExcerpt = 200;
 
-// One line of at most kMaxExcerpt characters of `text`.
+// One line of valid UTF-8 showing at most kMaxExcerpt bytes of `text`
+// (message_text.h).
 std::string Excerpt(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, kMaxExcerpt)) {
-    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (text.size() > kMaxExcerpt) out += "...";
-  return out;
+  std::string out = MessageText(text, kMaxExcerpt, ' ');
+  size_t end = out.size();
+  const bool cut = out.size() >= 3 && out.compare(out.size() - 3, 3, "...") == 0 && text.size() > kMaxExcerpt;
+  if (cut) end -= 3;
+  while (end > 0 && out[end - 1] == ' ') --end;
+  return out.substr(0, end) + (cut ? "..." : "");
 }
 
 bool Contains(std::string_view text, std::string_view word) { return text.find(word) != std::string_view::npos; }

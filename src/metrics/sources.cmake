@@ -7,6 +7,7 @@ set(AREA_SOURCES
   history.cc
   history_builder.cc
   memory_series.cc
+  message_text.cc
   openmetrics_reader.cc
   sample_parse.cc
   synthetic_history.cc
@@ -22,6 +23,7 @@ set(AREA_TESTS
   history_test.cc
   line_splitter_test.cc
   memory_series_test.cc
+  message_text_test.cc
   openmetrics_reader_test.cc
   sample_parse_test.cc
   synthetic_history_test.cc

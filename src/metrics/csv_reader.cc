@@ -267,6 +267,7 @@ void CsvReader::Impl::WideRow(uint64_t number) {
   std::string_view ts_text = internal::TrimBlanks(fields_[ts_col_]);
   int64_t ts_ms = 0;
   const char* ts_error = internal::ParseCsvTimestamp(ts_text, &ts_ms);
+  if (ts_error == nullptr) ts_error = builder_.CheckTime(ts_ms);
   bool line_bad = false;
   for (const MetricColumn& col : metric_cols_) {
     if (col.metric == Metric::kOther) continue;
@@ -316,6 +317,7 @@ void CsvReader::Impl::LongRow(uint64_t number) {
   int64_t ts_ms = 0;
   double value = 0;
   const char* error = internal::ParseCsvTimestamp(ts_text, &ts_ms);
+  if (error == nullptr) error = builder_.CheckTime(ts_ms);
   std::string_view column = "timestamp";
   std::string_view detail = ts_text;
   if (error == nullptr) {

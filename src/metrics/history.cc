@@ -217,6 +217,7 @@ void MergePod(PodUsage& dst, PodUsage&& src) {
   dst.compute.Merge(src.compute);
   dst.gpu_util.Merge(src.gpu_util);
   if (src.samples > 0) {
+    dst.coverage.Merge(src.coverage);
     if (dst.samples == 0) {
       dst.first_ts_ms = src.first_ts_ms;
       dst.last_ts_ms = src.last_ts_ms;
@@ -237,7 +238,10 @@ void MergePod(PodUsage& dst, PodUsage&& src) {
 
 }  // namespace
 
-Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& options) {
+Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& given) {
+  // One time of reading for every piece of the file.
+  IngestOptions options = given;
+  if (options.now_ms == 0) options.now_ms = internal::WallClockMs();
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return Status::Error(path + ": cannot open: " + std::strerror(errno));
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -309,8 +313,7 @@ WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percent
   WorkloadUsage out;
   bool any_gr = false;
   bool any_util = false;
-  bool any_span = false;
-  int64_t first = 0, last = 0;
+  SampleCoverage coverage;
   std::set<std::string> profiles;
   for (const PodUsage* pod : pods) {
     if (pod->peak_memory_mib >= 0) {
@@ -319,11 +322,7 @@ WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percent
     }
     any_gr |= pod->compute.count() > 0;
     any_util |= pod->gpu_util.count() > 0;
-    if (pod->samples > 0) {
-      first = any_span ? std::min(first, pod->first_ts_ms) : pod->first_ts_ms;
-      last = any_span ? std::max(last, pod->last_ts_ms) : pod->last_ts_ms;
-      any_span = true;
-    }
+    coverage.Merge(pod->coverage);
     out.samples += pod->samples;
     out.bad_samples += pod->bad_samples;
     if (!pod->mig_profile.empty()) profiles.insert(pod->mig_profile);
@@ -335,7 +334,7 @@ WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percent
     out.peak_compute = merged.Quantile(percentile);
     out.compute_metric = any_gr ? kGrEngineActiveMetric : kGpuUtilMetric;
   }
-  if (any_span) out.history_hours = static_cast<double>(last - first) / 3.6e6;
+  out.history_hours = static_cast<double>(coverage.CoveredMs()) / 3.6e6;
   for (const std::string& p : profiles) {
     if (!out.mig_profile.empty()) out.mig_profile += ",";
     out.mig_profile += p;

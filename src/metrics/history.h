@@ -36,8 +36,17 @@
 // with "/GI<GPU_I_ID>" appended on a MIG slice.
 //
 // Nothing is guessed: a sample whose value or timestamp does not parse, is
-// NaN or infinite, or is negative is not used; it counts as a bad line (and
-// as a bad sample of the pod its labels name).
+// NaN or infinite, or is negative, or whose time lies more than
+// kMaxClockSkewMs after the time of reading (IngestOptions::now_ms) is not
+// used; it counts as a bad line (and as a bad sample of the pod its labels
+// name, so that the planner does not size that pod).  The Prometheus reader
+// applies the same rule (prometheus_history.h).
+//
+// History length is COVERAGE (sample_coverage.h): the time between
+// neighbouring samples of a pod, counting only gaps of at most
+// kMaxSampleGapMs; a workload's is the union over its pods.  One stray sample
+// (timestamp 1, a leftover from last year) therefore adds nothing, where
+// "last minus first" made it stand for years.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +58,7 @@
 #include <vector>
 
 #include "metrics/compute_histogram.h"
+#include "metrics/sample_coverage.h"
 #include "model/status.h"
 
 namespace kubeon::metrics {
@@ -69,9 +79,10 @@ struct PodUsage {
   ComputeHistogram compute;      // GR_ENGINE_ACTIVE samples
   ComputeHistogram gpu_util;     // GPU_UTIL/100 samples (fallback)
   // Min and max timestamp (Unix ms) over all accepted samples of the pod;
-  // meaningful only when samples > 0.
+  // meaningful only when samples > 0.  Not the history length (coverage is).
   int64_t first_ts_ms = 0;
   int64_t last_ts_ms = 0;
+  SampleCoverage coverage;  // time covered by the accepted samples
   uint64_t samples = 0;      // accepted samples
   uint64_t bad_samples = 0;  // samples whose labels named this pod but whose
                              // value/timestamp did not parse (NaN counts as bad)
@@ -93,6 +104,10 @@ struct IngestStats {
 };
 
 inline constexpr size_t kMaxBadExamples = 10;
+
+// Samples timed more than this after the time of reading are refused (bad
+// lines and bad samples): clocks disagree a little, never by more.
+inline constexpr int64_t kMaxClockSkewMs = int64_t{5} * 60 * 1000;
 
 struct History {
   std::map<PodKey, PodUsage> pods;
@@ -121,6 +136,9 @@ struct IngestOptions {
   // with it (memory_series.h).  REQUIRES: threads == 1 when set (it is
   // called from the reading thread without a lock).
   std::function<void(const PodKey& pod, int64_t ts_ms, double mib)> on_memory_sample;
+  // The time of reading (Unix ms): samples after now_ms + kMaxClockSkewMs
+  // are refused.  0 = the wall clock when the reader starts.
+  int64_t now_ms = 0;
 };
 
 // Reads a history file with a fixed 1 MiB buffer per thread (never the whole
@@ -145,7 +163,7 @@ struct WorkloadUsage {
   int64_t peak_memory_mib = -1;  // max over pods; -1 when !has_memory
   double peak_compute = 0;       // `percentile` of the merged histogram (0 when !has_compute)
   std::string compute_metric;    // kGrEngineActiveMetric, kGpuUtilMetric or ""
-  double history_hours = 0;      // max(last) - min(first) over pods with samples
+  double history_hours = 0;      // coverage: union of the pods' SampleCoverage, in hours
   uint64_t samples = 0;
   uint64_t bad_samples = 0;
   // The pods' MIG profile: "" when none, "1g.5gb" when all agree, the sorted

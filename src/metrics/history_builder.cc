@@ -2,6 +2,7 @@
 #include "metrics/history_builder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -64,8 +65,17 @@ std::string_view* SeriesLabels::Field(std::string_view name) {
   return nullptr;
 }
 
+static_assert(kMaxClockSkewMs == 5 * 60 * 1000, "CheckTime's message names the allowance");
+
+int64_t WallClockMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 HistoryBuilder::HistoryBuilder(const IngestOptions& options, std::string source)
-    : options_(options), source_(std::move(source)) {}
+    : options_(options),
+      latest_ms_((options.now_ms != 0 ? options.now_ms : WallClockMs()) + kMaxClockSkewMs),
+      source_(std::move(source)) {}
 
 void HistoryBuilder::SetLast(Series* s, std::string_view key) {
   if (last_series_ != nullptr && last_series_ != s && last_series_->cached && s->cached) {
@@ -221,6 +231,7 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
     if (ts_ms < u.first_ts_ms) u.first_ts_ms = ts_ms;
     if (ts_ms > u.last_ts_ms) u.last_ts_ms = ts_ms;
   }
+  u.coverage.Add(ts_ms);
   ++u.samples;
   ++stats_.samples;
 }

@@ -9,6 +9,7 @@ set(AREA_SOURCES
   memory_series.cc
   message_text.cc
   openmetrics_reader.cc
+  sample_coverage.cc
   sample_parse.cc
   synthetic_history.cc
   prometheus_http.cc
@@ -25,6 +26,7 @@ set(AREA_TESTS
   memory_series_test.cc
   message_text_test.cc
   openmetrics_reader_test.cc
+  sample_coverage_test.cc
   sample_parse_test.cc
   synthetic_history_test.cc
   promql_test.cc

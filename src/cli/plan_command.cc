@@ -269,6 +269,7 @@ std::vector<plan::Plan> PlanEach(
     if (excluded) options.excluded_workloads = excluded(p);
     plans.push_back(plan::MakePlan(in.cluster, in.history, p, in.catalog, options));
     if (in.history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(in.history.stats));
+    for (const std::string& w : metrics::HistoryWarnings(in.history)) plans.back().warnings.push_back("history: " + w);
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
     progress("planned policy " + p.name + " in " + secs);

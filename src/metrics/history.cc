@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -214,6 +215,10 @@ Result<std::optional<History>> ReadOpenMetricsInPieces(int fd, uint64_t size, un
 
 void MergePod(PodUsage& dst, PodUsage&& src) {
   dst.peak_memory_mib = std::max(dst.peak_memory_mib, src.peak_memory_mib);
+  if (dst.compute_in_percent != src.compute_in_percent) {
+    (dst.compute_in_percent ? src : dst).compute.ReinterpretAsPercent(kRatioPercentThreshold);
+    dst.compute_in_percent = true;
+  }
   dst.compute.Merge(src.compute);
   dst.gpu_util.Merge(src.gpu_util);
   if (src.samples > 0) {
@@ -307,6 +312,24 @@ void MergeInto(History& dst, History&& src) {
   } else if (!src.source.empty()) {
     dst.source += ", " + src.source;
   }
+}
+
+std::vector<std::string> HistoryWarnings(const History& history) {
+  std::vector<std::string> out;
+  size_t n = 0;
+  std::string examples;
+  for (const auto& [key, usage] : history.pods) {
+    if (!usage.compute_in_percent) continue;
+    if (n++ < 3) examples += (examples.empty() ? "" : ", ") + key.namespace_ + "/" + key.pod;
+  }
+  if (n > 0) {
+    char threshold[16];
+    std::snprintf(threshold, sizeof(threshold), "%g", kRatioPercentThreshold);
+    out.push_back(std::to_string(n) + (n == 1 ? " pod exports " : " pods export ") + kGrEngineActiveMetric +
+                  " in percent (values above " + threshold + ", where a ratio 0..1 is expected): read as percent / 100 (" +
+                  examples + (n > 3 ? ", ..." : "") + ")");
+  }
+  return out;
 }
 
 WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percentile) {

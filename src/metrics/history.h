@@ -9,6 +9,11 @@
 // Metrics used (everything else is counted in IngestStats::ignored_metric_lines):
 //   DCGM_FI_DEV_FB_USED            MiB          -> PodUsage::peak_memory_mib (max, rounded up)
 //   DCGM_FI_PROF_GR_ENGINE_ACTIVE  ratio 0..1   -> PodUsage::compute
+//                                  (some exporters write percent 0..100: a
+//                                  pod with a sample above
+//                                  kRatioPercentThreshold is read as percent,
+//                                  all its samples / 100, and said so in
+//                                  HistoryWarnings)
 //   DCGM_FI_DEV_GPU_UTIL           percent      -> PodUsage::gpu_util (value / 100);
 //                                                  used only when no GR_ENGINE_ACTIVE
 //                                                  samples exist (see Aggregate)
@@ -83,6 +88,9 @@ struct PodUsage {
   int64_t first_ts_ms = 0;
   int64_t last_ts_ms = 0;
   SampleCoverage coverage;  // time covered by the accepted samples
+  // GR_ENGINE_ACTIVE came in percent (a sample above kRatioPercentThreshold):
+  // `compute` holds value / 100.
+  bool compute_in_percent = false;
   uint64_t samples = 0;      // accepted samples
   uint64_t bad_samples = 0;  // samples whose labels named this pod but whose
                              // value/timestamp did not parse (NaN counts as bad)
@@ -104,6 +112,12 @@ struct IngestStats {
 };
 
 inline constexpr size_t kMaxBadExamples = 10;
+
+// DCGM_FI_PROF_GR_ENGINE_ACTIVE is a ratio 0..1 (DCGM writes 1.0000001 now
+// and then); some exporters write it in percent 0..100.  A pod with a sample
+// above this is read as percent (0..1 vs 0..100 rule): no ratio comes near
+// it, and a percent series below it is idle (conservatively read as ratio).
+inline constexpr double kRatioPercentThreshold = 1.5;
 
 // Samples timed more than this after the time of reading are refused (bad
 // lines and bad samples): clocks disagree a little, never by more.
@@ -157,6 +171,11 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& op
 // of src prefixed with "<src.source>: " so that the line numbers stay
 // meaningful.  dst.source becomes "<dst.source>, <src.source>".
 void MergeInto(History& dst, History&& src);
+
+// Warnings about a history that was read but not taken at face value, one
+// line each (e.g. "3 pods export DCGM_FI_PROF_GR_ENGINE_ACTIVE in percent
+// ...: read as percent / 100 (ml/a, ml/b, ml/c)"); empty when none.
+std::vector<std::string> HistoryWarnings(const History& history);
 
 // One workload's usage, from the pods that belong to it.
 struct WorkloadUsage {

@@ -216,7 +216,11 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
       break;
     }
     case Metric::kGrEngineActive:
-      u.compute.Add(value);
+      if (!u.compute_in_percent && value > kRatioPercentThreshold) {
+        u.compute.ReinterpretAsPercent(kRatioPercentThreshold);
+        u.compute_in_percent = true;
+      }
+      u.compute.Add(u.compute_in_percent ? value / 100.0 : value);
       break;
     case Metric::kGpuUtil:
       u.gpu_util.Add(value / 100.0);

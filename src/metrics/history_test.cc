@@ -161,6 +161,56 @@ TEST(AggregateTest, StrayTimestampsNeitherStretchHistoryNorPassInTheFuture) {
   }
 }
 
+// Issue 14: GR_ENGINE_ACTIVE exported in percent was clamped to 1.0, so
+// every workload looked busy, without a word.  The scale is now detected per
+// pod (a sample above kRatioPercentThreshold), converted, and warned about.
+TEST(AggregateTest, GrEngineActiveInPercentIsDetectedConvertedAndWarned) {
+  std::string om;
+  auto sample = [&](const char* pod, const char* value, int i) {
+    om += std::string("DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"ml\",pod=\"") + pod + "\"} " + value + " " +
+          std::to_string(1790000000 + 30 * i) + "\n";
+  };
+  // Percent: the first samples look like ratios until 20 comes.
+  const char* percent[] = {"0.5", "1", "20", "35", "10", "0"};
+  const char* ratio[] = {"0.5", "0.9", "1.0000001", "0.2", "0.35", "0"};
+  for (int i = 0; i < 6; ++i) {
+    sample("pct", percent[i], i);
+    sample("ratio", ratio[i], i);
+  }
+  auto h = testing::ReadOm(om);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PodUsage& pct = h->pods.at(PodKey{"ml", "pct"});
+  const PodUsage& rat = h->pods.at(PodKey{"ml", "ratio"});
+  EXPECT_TRUE(pct.compute_in_percent);
+  EXPECT_FALSE(rat.compute_in_percent);
+  const double p100 = Aggregate({&pct}, 1.0).peak_compute;
+  EXPECT_GE(p100, 0.35);
+  EXPECT_LE(p100, 0.35 + ComputeHistogram::kBinWidth);
+  EXPECT_DOUBLE_EQ(Aggregate({&rat}, 1.0).peak_compute, 1.0);
+  std::vector<std::string> warnings = HistoryWarnings(*h);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "1 pod exports DCGM_FI_PROF_GR_ENGINE_ACTIVE in percent (values above 1.5, where a ratio 0..1 is "
+            "expected): read as percent / 100 (ml/pct)");
+  // The same pod in two files, one of which saw only ratio-looking values:
+  // merged as percent, same peak.
+  std::string first, second;
+  for (size_t i = 0, n = 0; i < om.size(); ++n) {
+    size_t nl = om.find('\n', i);
+    (n < 4 ? first : second) += om.substr(i, nl + 1 - i);
+    i = nl + 1;
+  }
+  auto a = testing::ReadOm(first);
+  auto b = testing::ReadOm(second);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE(a->pods.at(PodKey{"ml", "pct"}).compute_in_percent);  // saw 0.5 and 1 only
+  MergeInto(*b, std::move(*a));
+  const PodUsage& merged = b->pods.at(PodKey{"ml", "pct"});
+  EXPECT_TRUE(merged.compute_in_percent);
+  EXPECT_DOUBLE_EQ(Aggregate({&merged}, 1.0).peak_compute, p100);
+  EXPECT_TRUE(HistoryWarnings(History{}).empty());
+}
+
 TEST(MergeIntoTest, MergingFilesEqualsReadingThemAsOne) {
   SyntheticOptions o;
   o.series = 50;

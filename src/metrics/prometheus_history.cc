@@ -381,7 +381,11 @@ History Reader::Build() {
   for (auto& [key, acc] : pods_) {
     PodUsage u;
     if (acc.memory) u.peak_memory_mib = static_cast<int64_t>(std::ceil(*acc.memory));
-    if (acc.gr) u.compute.Add(*acc.gr);
+    if (acc.gr) {
+      // Exported in percent (history.h, kRatioPercentThreshold).
+      u.compute_in_percent = *acc.gr > kRatioPercentThreshold;
+      u.compute.Add(u.compute_in_percent ? *acc.gr / 100.0 : *acc.gr);
+    }
     if (acc.util) u.gpu_util.Add(*acc.util / 100.0);
     u.samples = acc.count;
     u.bad_samples = acc.bad;

@@ -43,6 +43,14 @@
 //                    the largest pod quantile, which is >= the quantile of
 //                    the pods' samples pooled (if no pod has more than 1% of
 //                    its samples above x, neither has the pool).
+//                    A quantile above kRatioPercentThreshold means the pod's
+//                    series are in percent: it is divided by 100 and
+//                    compute_in_percent set (the files decide on any sample
+//                    above it; a percent series whose quantile stays below
+//                    is read as a ratio here: busier, never idler).
+//   coverage         the span [first, last] as one run: the server gives no
+//                    holes, so a stray sample inside the lookback window
+//                    still stretches a pod's span here (the window bounds it).
 //   gpu_util         ONE sample: the GPU_UTIL quantile / 100.
 //   Differences from the file path, documented rather than hidden:
 //     * quantile_over_time interpolates between the two samples around rank

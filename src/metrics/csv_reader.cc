@@ -10,6 +10,7 @@
 #include "metrics/byte_scan.h"
 #include "metrics/history_builder.h"
 #include "metrics/line_splitter.h"
+#include "metrics/message_text.h"
 #include "metrics/sample_parse.h"
 
 namespace kubeon::metrics {
@@ -20,6 +21,7 @@ using internal::Series;
 using internal::SeriesLabels;
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
+constexpr size_t kMaxNameInMessage = 100;
 
 struct MetricColumn {
   size_t index;
@@ -185,7 +187,7 @@ void CsvReader::Impl::Header(uint64_t number) {
   for (size_t c = 0; c < fields_.size(); ++c) {
     std::string_view name = internal::TrimBlanks(fields_[c]);
     if (!names.insert(name).second) {
-      Fatal(number, "CSV header: duplicate column \"" + std::string(name) + "\"");
+      Fatal(number, "CSV header: duplicate column \"" + MessageText(name, kMaxNameInMessage) + "\"");
       return;
     }
     if (name == "timestamp") {
@@ -211,7 +213,7 @@ void CsvReader::Impl::Header(uint64_t number) {
                       "\" (the long form needs both)");
   } else if (has_metric && !metric_cols_.empty()) {
     Fatal(number, "CSV header mixes the long form (metric,value) with metric column \"" +
-                      metric_cols_.front().name + "\"");
+                      MessageText(metric_cols_.front().name, kMaxNameInMessage) + "\"");
   } else if (!has_metric && metric_cols_.empty()) {
     Fatal(number,
           "CSV header has neither metric columns (DCGM_FI_...) nor \"metric\" and \"value\" "

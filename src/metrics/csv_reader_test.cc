@@ -5,6 +5,7 @@
 #include <string>
 
 #include "metrics/history_testutil.h"
+#include "metrics/message_text.h"
 #include "metrics/synthetic_history.h"
 
 namespace kubeon::metrics {
@@ -251,6 +252,18 @@ TEST(CsvReaderTest, ChunkBoundariesInsideQuotedRecords) {
   EXPECT_EQ(Pod(*whole, "ml", "a\"b, c").peak_memory_mib, 5);
   EXPECT_EQ(Pod(*whole, "ml", "x").peak_memory_mib, 7);
   EXPECT_EQ(whole->stats.first_bad_line_numbers, (std::vector<uint64_t>{3, 4}));
+}
+
+// Fuzz finding F6: column names with CR/LF were quoted raw into the error.
+TEST(CsvReaderTest, HeaderErrorsAreOneLine) {
+  for (const char* header : {"timestamp,\"x\ry\",\"x\ry\",DCGM_FI_DEV_FB_USED\n",
+                             "timestamp,metric,value,\"DCGM_\r\x1b[31m\xFF\"\n"}) {
+    auto h = ReadCsv(header);
+    ASSERT_FALSE(h.ok());
+    const std::string& m = h.status().message();
+    EXPECT_EQ(m.find_first_of("\r\n\x1b"), std::string::npos) << m;
+    EXPECT_TRUE(IsValidUtf8(m)) << m;
+  }
 }
 
 }  // namespace

@@ -108,10 +108,13 @@ struct IngestStats {
   uint64_t unattributed_lines = 0;    // used metrics on series without a pod (idle GPUs)
   std::vector<uint64_t> first_bad_line_numbers;  // up to kMaxBadExamples, 1-based
   std::vector<std::string> first_bad_reasons;    // parallel to first_bad_line_numbers
-  std::set<std::string> metrics_seen;            // every metric name met, used or not
+  // Every metric name met, used or not (as MessageText, for messages), up to
+  // kMaxMetricsSeen names.
+  std::set<std::string> metrics_seen;
 };
 
 inline constexpr size_t kMaxBadExamples = 10;
+inline constexpr size_t kMaxMetricsSeen = 64;
 
 // DCGM_FI_PROF_GR_ENGINE_ACTIVE is a ratio 0..1 (DCGM writes 1.0000001 now
 // and then); some exporters write it in percent 0..100.  A pod with a sample

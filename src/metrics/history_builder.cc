@@ -243,7 +243,9 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
 void HistoryBuilder::SeenMetric(std::string_view metric_name) {
   if (metric_name == last_metric_seen_) return;
   last_metric_seen_.assign(metric_name);
-  stats_.metrics_seen.insert(last_metric_seen_);
+  // Names are quoted in messages: one line of UTF-8, and only so many.
+  if (stats_.metrics_seen.size() >= kMaxMetricsSeen) return;
+  stats_.metrics_seen.insert(MessageText(metric_name, 100));
 }
 
 void HistoryBuilder::Ignored(std::string_view metric_name) {

@@ -448,6 +448,9 @@ Result<History> Reader::Run() {
 }
 
 Status CheckOptions(const PrometheusOptions& o) {
+  if (o.lookback > kMaxLookback) {
+    return Status::Error(std::string("Prometheus lookback is too large (max ") + kMaxLookbackText + ")");
+  }
   if (o.lookback.count() < 1000) return Status::Error("Prometheus lookback must be at least 1s");
   if (o.step.count() < kMinStepMs || o.step.count() > kMaxStepMs) {
     return Status::Error("Prometheus step must be between 1s and 1h, got " +

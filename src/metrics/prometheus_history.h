@@ -99,6 +99,11 @@
 
 namespace kubeon::metrics {
 
+// Longest lookback asked of a server (ten years; Prometheus keeps 15 days by
+// default).  Longer is refused as "too large", before any arithmetic on it.
+inline constexpr std::chrono::hours kMaxLookback{24 * 3650};
+inline constexpr const char* kMaxLookbackText = "3650d";
+
 struct PrometheusOptions {
   std::string url;                   // e.g. http://prometheus.monitoring:9090
   std::string bearer_token_file;     // "" = none

@@ -18,7 +18,8 @@
 //     then have no DCGM_* column.
 //
 // Both forms:
-//   * `timestamp` is required: Unix seconds (integer or fractional) or
+//   * `timestamp` is required (not after the time of reading +
+//     kMaxClockSkewMs, history.h): Unix seconds (integer or fractional) or
 //     RFC 3339 ("2026-11-01T10:00:00Z", "...T12:00:00.250+02:00").
 //   * label columns (all optional): namespace, pod, container,
 //     exported_namespace, exported_pod, exported_container, hostname or

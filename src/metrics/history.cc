@@ -222,7 +222,9 @@ void MergePod(PodUsage& dst, PodUsage&& src) {
   dst.compute.Merge(src.compute);
   dst.gpu_util.Merge(src.gpu_util);
   if (src.samples > 0) {
-    dst.coverage.Merge(src.coverage);
+    dst.gaps.Merge(src.gaps);
+    // A series split between two pieces or files: the gap between them.
+    if (dst.samples > 0 && src.first_ts_ms > dst.last_ts_ms) dst.gaps.Add(src.first_ts_ms - dst.last_ts_ms);
     if (dst.samples == 0) {
       dst.first_ts_ms = src.first_ts_ms;
       dst.last_ts_ms = src.last_ts_ms;
@@ -345,7 +347,8 @@ WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percent
     }
     any_gr |= pod->compute.count() > 0;
     any_util |= pod->gpu_util.count() > 0;
-    coverage.Merge(pod->coverage);
+    const int64_t covered = pod->covered_ms();
+    if (covered > 0) coverage.AddRun(pod->last_ts_ms - covered, pod->last_ts_ms);
     out.samples += pod->samples;
     out.bad_samples += pod->bad_samples;
     if (!pod->mig_profile.empty()) profiles.insert(pod->mig_profile);

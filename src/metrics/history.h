@@ -47,14 +47,15 @@
 // name, so that the planner does not size that pod).  The Prometheus reader
 // applies the same rule (prometheus_history.h).
 //
-// History length is COVERAGE (sample_coverage.h): the time between
-// neighbouring samples of a pod, counting only gaps of at most
-// kMaxSampleGapMs; a workload's is the union over its pods.  One stray sample
-// (timestamp 1, a leftover from last year) therefore adds nothing, where
-// "last minus first" made it stand for years.
+// History length is COVERAGE (sample_coverage.h): the gaps between a pod's
+// samples that are at most 4x its median gap (its own interval); a
+// workload's is the union over its pods.  One stray sample (timestamp 1, a
+// leftover from last year) therefore adds nothing, where "last minus first"
+// made it stand for years.
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -87,7 +88,11 @@ struct PodUsage {
   // meaningful only when samples > 0.  Not the history length (coverage is).
   int64_t first_ts_ms = 0;
   int64_t last_ts_ms = 0;
-  SampleCoverage coverage;  // time covered by the accepted samples
+  SampleGaps gaps;  // gaps between the pod's samples (sample_coverage.h)
+  // Covered time (sample_coverage.h): the covered gaps, at most last - first.
+  int64_t covered_ms() const {
+    return samples == 0 ? 0 : std::min(gaps.CoveredMs(), last_ts_ms - first_ts_ms);
+  }
   // GR_ENGINE_ACTIVE came in percent (a sample above kRatioPercentThreshold):
   // `compute` holds value / 100.
   bool compute_in_percent = false;

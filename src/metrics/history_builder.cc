@@ -233,9 +233,11 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
     u.last_ts_ms = ts_ms;
   } else {
     if (ts_ms < u.first_ts_ms) u.first_ts_ms = ts_ms;
-    if (ts_ms > u.last_ts_ms) u.last_ts_ms = ts_ms;
+    if (ts_ms > u.last_ts_ms) {
+      u.gaps.Add(ts_ms - u.last_ts_ms);  // newer than every sample before
+      u.last_ts_ms = ts_ms;
+    }
   }
-  u.coverage.Add(ts_ms);
   ++u.samples;
   ++stats_.samples;
 }

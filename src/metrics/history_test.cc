@@ -100,14 +100,14 @@ TEST(AggregateTest, MemorySpanCountsAndMigProfile) {
   a.peak_memory_mib = 4000;
   a.first_ts_ms = 1000;
   a.last_ts_ms = 3600000 + 1000;
-  a.coverage.AddRun(a.first_ts_ms, a.last_ts_ms);
+  a.gaps.AddSpan(a.last_ts_ms - a.first_ts_ms);
   a.samples = 10;
   a.bad_samples = 1;
   a.mig_profile = "1g.5gb";
   b.peak_memory_mib = 9000;
   b.first_ts_ms = 1800000;
   b.last_ts_ms = 3 * 3600000;
-  b.coverage.AddRun(b.first_ts_ms, b.last_ts_ms);
+  b.gaps.AddSpan(b.last_ts_ms - b.first_ts_ms);
   b.samples = 5;
   b.mig_profile = "1g.5gb";
   c.bad_samples = 4;  // only bad samples: no span, no memory

@@ -528,7 +528,9 @@ TEST(ReadPrometheusHistoryTest, MapsAnswersOntoPodUsage) {
       // Series holding NaN/Inf/negative samples: two of the exported pod's.
       rows = R"({"metric":{)" + exported + R"(},"value":[0,"2"]})";
     } else if (q.find("quantile_over_time(0.99, DCGM_FI_PROF_GR_ENGINE_ACTIVE") != std::string::npos) {
-      rows = R"({"metric":{"namespace":"prod","pod":"a"},"value":[0,"0.0731"]})";
+      // Pod c exports GR_ENGINE_ACTIVE in percent (issue 14).
+      rows = R"({"metric":{"namespace":"prod","pod":"a"},"value":[0,"0.0731"]},)"
+             R"({"metric":{"namespace":"prod","pod":"c"},"value":[0,"45"]})";
     } else if (q.find("quantile_over_time(0.99, DCGM_FI_DEV_GPU_UTIL") != std::string::npos) {
       rows = R"({"metric":{)" + exported + R"(},"value":[0,"42"]})";
     } else if (q.rfind("min by", 0) == 0 && q.find("DCGM_FI_DEV_FB_USED") != std::string::npos) {
@@ -585,6 +587,12 @@ TEST(ReadPrometheusHistoryTest, MapsAnswersOntoPodUsage) {
   EXPECT_EQ(c.bad_samples, 1u);
   EXPECT_EQ(c.first_ts_ms, 1789000000000);
   EXPECT_EQ(c.last_ts_ms, 1789003600000);
+  EXPECT_EQ(c.covered_ms(), 3600000);
+  // A quantile above kRatioPercentThreshold: percent, divided by 100.
+  EXPECT_TRUE(c.compute_in_percent);
+  EXPECT_DOUBLE_EQ(c.compute.Quantile(0.99), 0.45);
+  EXPECT_FALSE(a.compute_in_percent);
+  EXPECT_EQ(HistoryWarnings(*h).size(), 1u);
 
   EXPECT_EQ(h->stats.samples, 510u);
   EXPECT_EQ(h->stats.unattributed_lines, 50u);

@@ -392,7 +392,7 @@ History Reader::Build() {
     if (acc.first_ms && acc.last_ms) {
       u.first_ts_ms = std::max(*acc.first_ms, window_start);
       u.last_ts_ms = std::max(*acc.last_ms, u.first_ts_ms);
-      u.coverage.AddRun(u.first_ts_ms, u.last_ts_ms);
+      u.gaps.AddSpan(u.last_ts_ms - u.first_ts_ms);
     } else if (u.samples > 0) {
       // Samples counted but no timestamp found (data changing under the
       // queries): do not invent a span; the planner will not size this pod.

@@ -48,9 +48,10 @@
 //                    compute_in_percent set (the files decide on any sample
 //                    above it; a percent series whose quantile stays below
 //                    is read as a ratio here: busier, never idler).
-//   coverage         the span [first, last] as one run: the server gives no
-//                    holes, so a stray sample inside the lookback window
-//                    still stretches a pod's span here (the window bounds it).
+//   coverage         the span last - first (SampleGaps::AddSpan): the server
+//                    gives no holes, so a stray sample inside the lookback
+//                    window still stretches a pod's span here (the window
+//                    bounds it).
 //   gpu_util         ONE sample: the GPU_UTIL quantile / 100.
 //   Differences from the file path, documented rather than hidden:
 //     * quantile_over_time interpolates between the two samples around rank

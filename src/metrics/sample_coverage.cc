@@ -2,8 +2,48 @@
 #include "metrics/sample_coverage.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace kubeon::metrics {
+
+void SampleGaps::Add(int64_t gap_ms) {
+  if (gap_ms <= 0) return;
+  if (counts_.empty()) {
+    counts_.assign(kGapBuckets, 0);
+    sums_.assign(kGapBuckets, 0);
+  }
+  const int b = std::min(kGapBuckets - 1, static_cast<int>(std::bit_width(static_cast<uint64_t>(gap_ms))) - 1);
+  ++counts_[b];
+  sums_[b] += gap_ms;
+  ++count_;
+}
+
+void SampleGaps::Merge(const SampleGaps& other) {
+  known_ms_ += other.known_ms_;
+  if (other.count_ == 0) return;
+  if (counts_.empty()) {
+    counts_.assign(kGapBuckets, 0);
+    sums_.assign(kGapBuckets, 0);
+  }
+  for (int b = 0; b < kGapBuckets; ++b) {
+    counts_[b] += other.counts_[b];
+    sums_[b] += other.sums_[b];
+  }
+  count_ += other.count_;
+}
+
+int64_t SampleGaps::CoveredMs() const {
+  if (count_ < 2) return known_ms_;
+  // The bucket of the (lower) median gap.
+  const uint64_t rank = (count_ + 1) / 2;
+  uint64_t seen = 0;
+  int median = 0;
+  while (median < kGapBuckets && (seen += counts_[median]) < rank) ++median;
+  static_assert(kGapFactor == 4, "two buckets above the median");
+  int64_t covered = known_ms_;
+  for (int b = 0; b <= median + 2 && b < kGapBuckets; ++b) covered += sums_[b];
+  return covered;
+}
 
 void SampleCoverage::Add(int64_t t_ms) {
   if (hint_ < runs_.size()) {

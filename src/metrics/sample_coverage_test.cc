@@ -98,5 +98,45 @@ TEST(SampleCoverageTest, AddRunJoinsNeighbours) {
   EXPECT_EQ(c.CoveredMs(), 11 * kHour);
 }
 
+// The pod rule: gaps up to 4x the median count, at the pod's own interval.
+TEST(SampleGapsTest, CoversGapsAtThePodsOwnInterval) {
+  for (int64_t interval : {int64_t{30} * 1000, kHour, 15 * kHour}) {  // dcgm-exporter, hourly, 24 samples in 2 weeks
+    SampleGaps g;
+    for (int i = 0; i < 23; ++i) g.Add(interval);
+    EXPECT_EQ(g.CoveredMs(), 23 * interval) << interval;
+    g.Add(3 * interval);  // a short outage still counts
+    EXPECT_EQ(g.CoveredMs(), 26 * interval) << interval;
+    g.Add(8 * interval);  // a hole
+    EXPECT_EQ(g.CoveredMs(), 26 * interval) << interval;
+  }
+}
+
+// Issue 14: one stray sample (timestamp 1, a month back) stretched a pod's
+// history to years and defeated --min-history.
+TEST(SampleGapsTest, StrayGapAddsNothingAndTwoSamplesCoverNothing) {
+  SampleGaps g;
+  g.Add(1790000000000);  // from timestamp ~0 to the real data
+  for (int i = 0; i < 10; ++i) g.Add(5 * kMin);
+  g.Add(30 * kDay);
+  EXPECT_EQ(g.CoveredMs(), 50 * kMin);
+  SampleGaps two;
+  two.Add(30 * kDay);  // one real sample and one stray
+  EXPECT_EQ(two.CoveredMs(), 0);
+  two.AddSpan(kHour);  // a server's span counts as a whole
+  EXPECT_EQ(two.CoveredMs(), kHour);
+}
+
+TEST(SampleGapsTest, MergeEqualsAddingBoth) {
+  SampleGaps a, b, all;
+  for (int i = 0; i < 40; ++i) {
+    const int64_t gap = (i % 5 + 1) * kMin + (i == 17 ? 40 * kDay : 0);
+    (i % 3 ? a : b).Add(gap);
+    all.Add(gap);
+  }
+  a.Merge(b);
+  EXPECT_EQ(a.CoveredMs(), all.CoveredMs());
+  EXPECT_EQ(a.count(), 40u);
+}
+
 }  // namespace
 }  // namespace kubeon::metrics

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -78,7 +79,7 @@ bool ParseDurationHours(const std::string& text, double* hours) {
   const char unit = text.back();
   double n = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
-  if (ec != std::errc() || ptr != text.data() + text.size() - 1 || n < 0) return false;
+  if (ec != std::errc() || ptr != text.data() + text.size() - 1 || !std::isfinite(n) || n < 0) return false;
   switch (unit) {
     case 's': *hours = n / 3600; return true;
     case 'm': *hours = n / 60; return true;
@@ -189,6 +190,9 @@ Status CheckPlanArgs(const PlanArgs& a, double* min_history_hours, double* lookb
   if (!a.prometheus_url.empty() && (!ParseDurationHours(a.lookback, lookback_hours) || *lookback_hours <= 0)) {
     return Status::Error("--lookback: \"" + a.lookback + "\" is not a duration like 14d, 36h or 2w");
   }
+  if (!a.prometheus_url.empty() && *lookback_hours > static_cast<double>(metrics::kMaxLookback.count())) {
+    return Status::Error("--lookback: \"" + a.lookback + "\" is too large (max " + metrics::kMaxLookbackText + ")");
+  }
   if (a.cluster_file.empty() && !a.from_cluster) return Status::Error("give --cluster FILE or --from-cluster");
   return Status::Ok();
 }
@@ -270,6 +274,7 @@ std::vector<plan::Plan> PlanEach(
     if (excluded) options.excluded_workloads = excluded(p);
     plans.push_back(plan::MakePlan(in.cluster, in.history, p, in.catalog, options));
     if (in.history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(in.history.stats));
+    for (const std::string& w : metrics::HistoryWarnings(in.history)) plans.back().warnings.push_back("history: " + w);
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
     progress("planned policy " + p.name + " in " + secs);

@@ -172,6 +172,11 @@ TEST(PlanCommand, BadInputsFailWithoutOutput) {
   a.prometheus_url = "http://127.0.0.1:1";
   a.lookback = "a fortnight";
   cases.push_back({"bad lookback", a, "--lookback"});
+  // Issue 14: a huge lookback overflowed into "must be at least 1s".
+  a.lookback = "1e300d";
+  cases.push_back({"huge lookback", a, "--lookback: \"1e300d\" is too large (max 3650d)"});
+  a.lookback = "3651d";
+  cases.push_back({"lookback over the cap", a, "--lookback: \"3651d\" is too large (max 3650d)"});
   a = Args();
   a.metrics_files.clear();
   a.prometheus_url = "http://127.0.0.1:1";  // port 1: nothing listens
@@ -216,6 +221,8 @@ TEST(PlanCommand, Durations) {
   EXPECT_FALSE(ParseDurationHours("3", &h));
   EXPECT_FALSE(ParseDurationHours("h", &h));
   EXPECT_FALSE(ParseDurationHours("-1h", &h));
+  EXPECT_FALSE(ParseDurationHours("infd", &h));
+  EXPECT_FALSE(ParseDurationHours("nanh", &h));
 }
 
 }  // namespace

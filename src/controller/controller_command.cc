@@ -15,6 +15,7 @@
 #include "controller/history_sources.h"
 #include "controller/http_server.h"
 #include "controller/reviewer_api.h"
+#include "metrics/prometheus_history.h"
 #include "metrics/prometheus_http.h"
 #include "kube/snapshot.h"
 
@@ -147,6 +148,10 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
     double lookback_hours = 0;
     if (!cli::ParseDurationHours(a.plan.lookback, &lookback_hours) || lookback_hours <= 0) {
       log.Error("--lookback: \"" + a.plan.lookback + "\" is not a duration like 14d, 36h or 2w");
+      return 2;
+    }
+    if (lookback_hours > static_cast<double>(metrics::kMaxLookback.count())) {
+      log.Error("--lookback: \"" + a.plan.lookback + "\" is too large (max " + metrics::kMaxLookbackText + ")");
       return 2;
     }
     metrics::PrometheusHttpOptions po;

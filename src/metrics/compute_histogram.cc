@@ -29,6 +29,17 @@ void ComputeHistogram::Merge(const ComputeHistogram& other) {
   count_ += other.count_;
 }
 
+void ComputeHistogram::ReinterpretAsPercent(double top) {
+  if (count_ == 0) return;
+  std::vector<uint64_t> moved(kBins, 0);
+  for (int i = 0; i < kBins; ++i) {
+    const double upper = i + 1 == kBins ? top : static_cast<double>(i + 1) / kBins;
+    moved[BinOf(upper / 100.0)] += bins_[i];
+  }
+  bins_ = std::move(moved);
+  max_ = (max_ >= 1.0 ? top : max_) / 100.0;
+}
+
 double ComputeHistogram::Quantile(double q) const {
   if (count_ == 0) return 0;
   double clamped = std::clamp(q, 0.0, 1.0);

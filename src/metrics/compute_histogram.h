@@ -16,6 +16,12 @@
 //     of a non-empty histogram (kBins * 8 bytes) and never grow; an unused
 //     histogram costs only the empty vector.
 //   * Merge() of two histograms equals adding both sample sets to one.
+//   * ReinterpretAsPercent(top) re-reads every sample added so far as a
+//     percentage (value / 100), for a series found to be exported in percent
+//     after some of its samples were added: each sample moves to the bin of
+//     its old bin's upper edge / 100 (never lower than the exact value), and
+//     samples clamped at 1 are taken as `top` percent (the caller's bound on
+//     what it added unconverted).
 #pragma once
 
 #include <cstddef>
@@ -32,6 +38,8 @@ class ComputeHistogram {
   // REQUIRES: ratio >= 0 (NaN is not allowed).
   void Add(double ratio);
   void Merge(const ComputeHistogram& other);
+  // REQUIRES: top >= 1; every sample added so far was at most top.
+  void ReinterpretAsPercent(double top);
   // REQUIRES: 0 <= q <= 1.  Returns 0 when count() == 0.
   double Quantile(double q) const;
   // Exact maximum of the (clamped) samples; 0 when count() == 0.

@@ -119,5 +119,23 @@ TEST(ComputeHistogramTest, MemoryIsConstantInTheNumberOfSamples) {
   EXPECT_LE(after_one, sizeof(ComputeHistogram) + ComputeHistogram::kBins * sizeof(uint64_t));
 }
 
+TEST(ComputeHistogramTest, ReinterpretAsPercentIsNeverBelowTheExactValue) {
+  ComputeHistogram h;
+  for (double v : {0.0, 0.3, 0.99, 1.0, 1.4}) h.Add(v);  // percent values read as ratios (1.4 clamped)
+  h.ReinterpretAsPercent(1.5);
+  EXPECT_EQ(h.count(), 5u);
+  EXPECT_DOUBLE_EQ(h.max(), 0.015);
+  EXPECT_GE(h.Quantile(1.0), 0.014);
+  EXPECT_LE(h.Quantile(1.0), 0.015);
+  EXPECT_GE(h.Quantile(0.4), 0.003);
+  EXPECT_LE(h.Quantile(0.4), 0.003 + 2 * ComputeHistogram::kBinWidth);
+  // Later samples, divided by the caller, land where they belong.
+  h.Add(0.85);
+  EXPECT_DOUBLE_EQ(h.Quantile(1.0), 0.85);
+  ComputeHistogram empty;
+  empty.ReinterpretAsPercent(1.5);
+  EXPECT_EQ(empty.count(), 0u);
+}
+
 }  // namespace
 }  // namespace kubeon::metrics

@@ -10,6 +10,7 @@
 #include "metrics/byte_scan.h"
 #include "metrics/history_builder.h"
 #include "metrics/line_splitter.h"
+#include "metrics/message_text.h"
 #include "metrics/sample_parse.h"
 
 namespace kubeon::metrics {
@@ -19,12 +20,8 @@ using internal::Metric;
 using internal::Series;
 using internal::SeriesLabels;
 
-constexpr size_t kMaxRecordBytes = 1 << 20;
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
-bool OddQuotes(std::string_view s) {
-  return (std::count(s.begin(), s.end(), '"') & 1) != 0;
-}
+constexpr size_t kMaxNameInMessage = 100;
 
 struct MetricColumn {
   size_t index;
@@ -43,7 +40,7 @@ struct LabelColumn {
 class CsvReader::Impl {
  public:
   Impl(const IngestOptions& options, std::string source)
-      : builder_(options, std::move(source)), lines_(kMaxRecordBytes) {}
+      : builder_(options, std::move(source)), lines_(kMaxCsvLineBytes) {}
 
   void Feed(std::string_view chunk) {
     lines_.Feed(chunk, [this](std::string_view line, uint64_t number, bool too_long) {
@@ -74,11 +71,6 @@ class CsvReader::Impl {
   internal::HistoryBuilder builder_;
   internal::LineSplitter lines_;
   Status fatal_;
-  // A quoted field spanning lines: the record so far and its first line.
-  bool in_record_ = false;
-  bool record_too_long_ = false;
-  std::string record_;
-  uint64_t record_line_ = 0;
   // Current row.
   std::vector<std::string_view> fields_;
   std::string unquoted_;
@@ -115,7 +107,7 @@ const char* CsvReader::Impl::Split(std::string_view record, bool quoted) {
     if (r < n && buf[r] == '"') {
       ++r;
       while (true) {
-        if (r == n) return "unterminated quoted field";
+        if (r == n) return "unterminated quoted field (a quoted field cannot span lines)";
         if (buf[r] == '"') {
           if (r + 1 < n && buf[r + 1] == '"') {
             buf[w++] = '"';
@@ -142,36 +134,18 @@ void CsvReader::Impl::Line(std::string_view line, uint64_t number, bool too_long
   builder_.Line();
   if (!fatal_.ok()) return;
   if (number == 1 && line.substr(0, kBom.size()) == kBom) line.remove_prefix(kBom.size());
-  if (in_record_) {
-    if (too_long || record_.size() + 1 + line.size() > kMaxRecordBytes) record_too_long_ = true;
-    if (!record_too_long_) record_.append("\n").append(line);
-    if (!OddQuotes(line)) return;  // the quoted field is still open
-    in_record_ = false;
-    if (record_too_long_) {
-      builder_.DataLine();
-      builder_.BadLine(record_line_, "record longer than 1048576 bytes");
+  if (too_long) {
+    if (!have_header_) {
+      Fatal(number, "CSV header longer than " + std::to_string(kMaxCsvLineBytes) + " bytes");
       return;
     }
-    Record(record_, record_line_, /*quoted=*/true);
-    return;
-  }
-  if (too_long) {
     builder_.DataLine();
-    builder_.BadLine(number, "line longer than 1048576 bytes");
+    builder_.BadLine(number, "line longer than " + std::to_string(kMaxCsvLineBytes) + " bytes");
     return;
   }
-  if (std::memchr(line.data(), '"', line.size()) == nullptr) {
-    Record(line, number, /*quoted=*/false);  // the common case
-    return;
-  }
-  if (OddQuotes(line)) {
-    in_record_ = true;
-    record_too_long_ = false;
-    record_.assign(line);
-    record_line_ = number;
-    return;
-  }
-  Record(line, number, /*quoted=*/true);
+  // A record is one line: an unterminated quote spoils its own line only.
+  const bool quoted = std::memchr(line.data(), '"', line.size()) != nullptr;
+  Record(line, number, quoted);
 }
 
 void CsvReader::Impl::Record(std::string_view record, uint64_t number, bool quoted) {
@@ -213,7 +187,7 @@ void CsvReader::Impl::Header(uint64_t number) {
   for (size_t c = 0; c < fields_.size(); ++c) {
     std::string_view name = internal::TrimBlanks(fields_[c]);
     if (!names.insert(name).second) {
-      Fatal(number, "CSV header: duplicate column \"" + std::string(name) + "\"");
+      Fatal(number, "CSV header: duplicate column \"" + MessageText(name, kMaxNameInMessage) + "\"");
       return;
     }
     if (name == "timestamp") {
@@ -239,7 +213,7 @@ void CsvReader::Impl::Header(uint64_t number) {
                       "\" (the long form needs both)");
   } else if (has_metric && !metric_cols_.empty()) {
     Fatal(number, "CSV header mixes the long form (metric,value) with metric column \"" +
-                      metric_cols_.front().name + "\"");
+                      MessageText(metric_cols_.front().name, kMaxNameInMessage) + "\"");
   } else if (!has_metric && metric_cols_.empty()) {
     Fatal(number,
           "CSV header has neither metric columns (DCGM_FI_...) nor \"metric\" and \"value\" "
@@ -295,6 +269,7 @@ void CsvReader::Impl::WideRow(uint64_t number) {
   std::string_view ts_text = internal::TrimBlanks(fields_[ts_col_]);
   int64_t ts_ms = 0;
   const char* ts_error = internal::ParseCsvTimestamp(ts_text, &ts_ms);
+  if (ts_error == nullptr) ts_error = builder_.CheckTime(ts_ms);
   bool line_bad = false;
   for (const MetricColumn& col : metric_cols_) {
     if (col.metric == Metric::kOther) continue;
@@ -344,6 +319,7 @@ void CsvReader::Impl::LongRow(uint64_t number) {
   int64_t ts_ms = 0;
   double value = 0;
   const char* error = internal::ParseCsvTimestamp(ts_text, &ts_ms);
+  if (error == nullptr) error = builder_.CheckTime(ts_ms);
   std::string_view column = "timestamp";
   std::string_view detail = ts_text;
   if (error == nullptr) {
@@ -369,11 +345,6 @@ Result<History> CsvReader::Impl::Finish() {
   lines_.Finish([this](std::string_view line, uint64_t number, bool too_long) {
     Line(line, number, too_long);
   });
-  if (fatal_.ok() && in_record_) {
-    in_record_ = false;
-    builder_.DataLine();
-    builder_.BadLine(record_line_, "unterminated quoted field");
-  }
   if (!fatal_.ok()) return fatal_;
   if (!have_header_) return Status::Error(builder_.source() + ": empty CSV (no header row)");
   return builder_.Finish();

@@ -18,7 +18,8 @@
 //     then have no DCGM_* column.
 //
 // Both forms:
-//   * `timestamp` is required: Unix seconds (integer or fractional) or
+//   * `timestamp` is required (not after the time of reading +
+//     kMaxClockSkewMs, history.h): Unix seconds (integer or fractional) or
 //     RFC 3339 ("2026-11-01T10:00:00Z", "...T12:00:00.250+02:00").
 //   * label columns (all optional): namespace, pod, container,
 //     exported_namespace, exported_pod, exported_container, hostname or
@@ -26,10 +27,13 @@
 //     meaning given in history.h.  An empty cell is an absent label; a row
 //     without a pod is an idle GPU (unattributed).  Other columns are ignored.
 //   * fields may be quoted; "" inside quotes is a quote; quoted fields may
-//     hold commas and line breaks (the record then spans physical lines and
-//     is reported by its first line number; a line break is read as "\n",
-//     also in a "\r\n" file).  Blanks around numbers and
+//     hold commas but not line breaks: a record is one physical line, so an
+//     unterminated quote makes its own line bad ("unterminated quoted
+//     field", with its number) and the next line is read as a record again
+//     (DCGM labels never hold line breaks).  Blanks around numbers and
 //     timestamps are ignored; label cells are taken as written.
+//   * a line longer than kMaxCsvLineBytes is bad (the header: an error); the
+//     reader never holds more than one such line.
 //   * a row with a different number of fields than the header is bad.  In
 //     the wide form a row is one line: it is counted bad once, however many
 //     of its cells are bad, while each bad cell is a bad sample of the pod.
@@ -41,6 +45,7 @@
 // History as feeding everything at once.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +54,10 @@
 #include "model/status.h"
 
 namespace kubeon::metrics {
+
+// Longest CSV line (record) read; a longer one is a bad line.  A dcgm-exporter
+// row is a few hundred bytes.
+inline constexpr size_t kMaxCsvLineBytes = size_t{1} << 20;
 
 class CsvReader {
  public:

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "metrics/history_testutil.h"
+#include "metrics/message_text.h"
 #include "metrics/synthetic_history.h"
 
 namespace kubeon::metrics {
@@ -84,30 +85,65 @@ TEST(CsvReaderTest, LongForm) {
   EXPECT_EQ(t.hostname, "node-1");
 }
 
-TEST(CsvReaderTest, QuotedFieldsWithEscapesCommasAndLineBreaks) {
+TEST(CsvReaderTest, QuotedFieldsWithEscapesAndCommasOnOneLine) {
   std::string text =
       "\xEF\xBB\xBF\"timestamp\",namespace,pod,modelName,DCGM_FI_DEV_FB_USED\r\n"  // 1
       "1793527200,ml,\"pod \"\"q\"\", with comma\",\"NVIDIA A100-SXM4-40GB\",\" 42 \"\r\n"  // 2
-      "1793527230,ml,\"multi\n"  // 3
+      "1793527230,ml,\"multi\n"  // 3: a quoted field cannot span lines
       "line\",\"x\",43\n"        // 4
       "1793527260,ml,\"bad\"x,m,1\n"  // 5
-      "1793527260,ml,short\n";         // 6
+      "1793527260,ml,short\n"          // 6
+      "1793527290,ml,after,m,44\n"     // 7
+      "1793527290,ml,after2,m,45\n"    // 8
+      "1793527290,ml,after3,m,46\n";   // 9
   auto h = ReadCsv(text);
   ASSERT_TRUE(h.ok()) << h.status().message();
-  EXPECT_EQ(h->stats.lines, 6u);
+  EXPECT_EQ(h->stats.lines, 9u);
   EXPECT_EQ(Pod(*h, "ml", "pod \"q\", with comma").peak_memory_mib, 42);
   EXPECT_EQ(Pod(*h, "ml", "pod \"q\", with comma").model_name, "NVIDIA A100-SXM4-40GB");
-  EXPECT_EQ(Pod(*h, "ml", "multi\nline").peak_memory_mib, 43);
-  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{5, 6}));
-  EXPECT_EQ(h->stats.first_bad_reasons[0].rfind("unexpected character after a closing quote", 0), 0u);
-  EXPECT_EQ(h->stats.first_bad_reasons[1].rfind("expected 5 fields as in the header, found 3", 0), 0u);
+  EXPECT_EQ(Pod(*h, "ml", "after").peak_memory_mib, 44);
+  EXPECT_EQ(h->pods.count(PodKey{"ml", "multi\nline"}), 0u);
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{3, 4, 5, 6}));
+  EXPECT_EQ(h->stats.first_bad_reasons[0].rfind("unterminated quoted field", 0), 0u);
+  EXPECT_EQ(h->stats.first_bad_reasons[2].rfind("unexpected character after a closing quote", 0), 0u);
+  EXPECT_EQ(h->stats.first_bad_reasons[3].rfind("expected 5 fields as in the header, found 3", 0), 0u);
+}
+
+// Issue 14: one unterminated quote swallowed the rest of the file (50,000
+// rows reported as "1 bad line").  It now spoils its own line only.
+TEST(CsvReaderTest, UnterminatedQuoteSpoilsOnlyItsLine) {
+  std::string text = "timestamp,namespace,pod,DCGM_FI_DEV_FB_USED\n1793527200,a,\"b,1\n";
+  for (int i = 0; i < 1000; ++i) text += std::to_string(1793527230 + 30 * i) + ",a,b," + std::to_string(i) + "\n";
+  auto h = ReadCsv(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.bad_lines, 1u);
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(h->stats.first_bad_reasons[0].rfind("unterminated quoted field", 0), 0u);
+  EXPECT_EQ(Pod(*h, "a", "b").samples, 1000u);
+  EXPECT_EQ(Pod(*h, "a", "b").peak_memory_mib, 999);
+}
+
+TEST(CsvReaderTest, OverlongLineIsBadAndTheRestIsRead) {
+  std::string text = "timestamp,namespace,pod,DCGM_FI_DEV_FB_USED\n1793527200,a,b,";
+  text.append(kMaxCsvLineBytes, '7');
+  text += "\n1793527230,a,b,5\n";
+  auto h = ReadCsv(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(h->stats.first_bad_reasons[0], "line longer than 1048576 bytes");
+  EXPECT_EQ(Pod(*h, "a", "b").peak_memory_mib, 5);
+  auto header = ReadCsv("timestamp," + std::string(kMaxCsvLineBytes, 'x') + "\n1,2\n");
+  ASSERT_FALSE(header.ok());
+  EXPECT_NE(header.status().message().find("test.csv:1: CSV header longer than 1048576 bytes"), std::string::npos)
+      << header.status().message();
 }
 
 TEST(CsvReaderTest, UnterminatedQuoteAtEndIsBad) {
   auto h = ReadCsv("timestamp,namespace,pod,DCGM_FI_DEV_FB_USED\n1793527200,a,b,1\n1793527200,a,\"b,2\n");
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{3}));
-  EXPECT_EQ(h->stats.first_bad_reasons[0], "unterminated quoted field");
+  EXPECT_EQ(h->stats.first_bad_reasons[0],
+            "unterminated quoted field (a quoted field cannot span lines): \"1793527200,a,\\\"b,2\"");
 }
 
 TEST(CsvReaderTest, WideRowWithSeveralBadCellsIsOneBadLine) {
@@ -201,19 +237,33 @@ TEST(CsvReaderTest, SyntheticCsvMatchesSyntheticOpenMetrics) {
 TEST(CsvReaderTest, ChunkBoundariesInsideQuotedRecords) {
   std::string text =
       "timestamp,namespace,pod,DCGM_FI_DEV_FB_USED\r\n"
-      "1793527200,ml,\"a\"\"b\r\nc\",5\r\n"
+      "1793527200,ml,\"a\"\"b, c\",5\r\n"
+      "1793527215,ml,\"open\r\n"
       "1793527230,ml,\"x\",NaN\r\n"
-      "1793527260,ml,\"x\",6";
+      "1793527260,ml,\"x\",6\r\n"
+      "1793527290,ml,\"x\",7";
   auto whole = ReadCsv(text);
-  ASSERT_TRUE(whole.ok());
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
   for (size_t chunk = 1; chunk < text.size(); ++chunk) {
     auto h = ReadCsv(text, chunk);
     ASSERT_TRUE(h.ok());
     EXPECT_EQ(Describe(*h), Describe(*whole)) << "chunk " << chunk;
   }
-  // The line break inside the quoted field is read as "\n" ("\r\n" lines).
-  EXPECT_EQ(Pod(*whole, "ml", "a\"b\nc").peak_memory_mib, 5);
-  EXPECT_EQ(whole->stats.first_bad_line_numbers, (std::vector<uint64_t>{4}));
+  EXPECT_EQ(Pod(*whole, "ml", "a\"b, c").peak_memory_mib, 5);
+  EXPECT_EQ(Pod(*whole, "ml", "x").peak_memory_mib, 7);
+  EXPECT_EQ(whole->stats.first_bad_line_numbers, (std::vector<uint64_t>{3, 4}));
+}
+
+// Fuzz finding F6: column names with CR/LF were quoted raw into the error.
+TEST(CsvReaderTest, HeaderErrorsAreOneLine) {
+  for (const char* header : {"timestamp,\"x\ry\",\"x\ry\",DCGM_FI_DEV_FB_USED\n",
+                             "timestamp,metric,value,\"DCGM_\r\x1b[31m\xFF\"\n"}) {
+    auto h = ReadCsv(header);
+    ASSERT_FALSE(h.ok());
+    const std::string& m = h.status().message();
+    EXPECT_EQ(m.find_first_of("\r\n\x1b"), std::string::npos) << m;
+    EXPECT_TRUE(IsValidUtf8(m)) << m;
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -214,9 +215,16 @@ Result<std::optional<History>> ReadOpenMetricsInPieces(int fd, uint64_t size, un
 
 void MergePod(PodUsage& dst, PodUsage&& src) {
   dst.peak_memory_mib = std::max(dst.peak_memory_mib, src.peak_memory_mib);
+  if (dst.compute_in_percent != src.compute_in_percent) {
+    (dst.compute_in_percent ? src : dst).compute.ReinterpretAsPercent(kRatioPercentThreshold);
+    dst.compute_in_percent = true;
+  }
   dst.compute.Merge(src.compute);
   dst.gpu_util.Merge(src.gpu_util);
   if (src.samples > 0) {
+    dst.gaps.Merge(src.gaps);
+    // A series split between two pieces or files: the gap between them.
+    if (dst.samples > 0 && src.first_ts_ms > dst.last_ts_ms) dst.gaps.Add(src.first_ts_ms - dst.last_ts_ms);
     if (dst.samples == 0) {
       dst.first_ts_ms = src.first_ts_ms;
       dst.last_ts_ms = src.last_ts_ms;
@@ -237,7 +245,10 @@ void MergePod(PodUsage& dst, PodUsage&& src) {
 
 }  // namespace
 
-Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& options) {
+Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& given) {
+  // One time of reading for every piece of the file.
+  IngestOptions options = given;
+  if (options.now_ms == 0) options.now_ms = internal::WallClockMs();
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return Status::Error(path + ": cannot open: " + std::strerror(errno));
   ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -305,12 +316,29 @@ void MergeInto(History& dst, History&& src) {
   }
 }
 
+std::vector<std::string> HistoryWarnings(const History& history) {
+  std::vector<std::string> out;
+  size_t n = 0;
+  std::string examples;
+  for (const auto& [key, usage] : history.pods) {
+    if (!usage.compute_in_percent) continue;
+    if (n++ < 3) examples += (examples.empty() ? "" : ", ") + key.namespace_ + "/" + key.pod;
+  }
+  if (n > 0) {
+    char threshold[16];
+    std::snprintf(threshold, sizeof(threshold), "%g", kRatioPercentThreshold);
+    out.push_back(std::to_string(n) + (n == 1 ? " pod exports " : " pods export ") + kGrEngineActiveMetric +
+                  " in percent (values above " + threshold + ", where a ratio 0..1 is expected): read as percent / 100 (" +
+                  examples + (n > 3 ? ", ..." : "") + ")");
+  }
+  return out;
+}
+
 WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percentile) {
   WorkloadUsage out;
   bool any_gr = false;
   bool any_util = false;
-  bool any_span = false;
-  int64_t first = 0, last = 0;
+  SampleCoverage coverage;
   std::set<std::string> profiles;
   for (const PodUsage* pod : pods) {
     if (pod->peak_memory_mib >= 0) {
@@ -319,11 +347,8 @@ WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percent
     }
     any_gr |= pod->compute.count() > 0;
     any_util |= pod->gpu_util.count() > 0;
-    if (pod->samples > 0) {
-      first = any_span ? std::min(first, pod->first_ts_ms) : pod->first_ts_ms;
-      last = any_span ? std::max(last, pod->last_ts_ms) : pod->last_ts_ms;
-      any_span = true;
-    }
+    const int64_t covered = pod->covered_ms();
+    if (covered > 0) coverage.AddRun(pod->last_ts_ms - covered, pod->last_ts_ms);
     out.samples += pod->samples;
     out.bad_samples += pod->bad_samples;
     if (!pod->mig_profile.empty()) profiles.insert(pod->mig_profile);
@@ -335,7 +360,7 @@ WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percent
     out.peak_compute = merged.Quantile(percentile);
     out.compute_metric = any_gr ? kGrEngineActiveMetric : kGpuUtilMetric;
   }
-  if (any_span) out.history_hours = static_cast<double>(last - first) / 3.6e6;
+  out.history_hours = static_cast<double>(coverage.CoveredMs()) / 3.6e6;
   for (const std::string& p : profiles) {
     if (!out.mig_profile.empty()) out.mig_profile += ",";
     out.mig_profile += p;

@@ -9,6 +9,11 @@
 // Metrics used (everything else is counted in IngestStats::ignored_metric_lines):
 //   DCGM_FI_DEV_FB_USED            MiB          -> PodUsage::peak_memory_mib (max, rounded up)
 //   DCGM_FI_PROF_GR_ENGINE_ACTIVE  ratio 0..1   -> PodUsage::compute
+//                                  (some exporters write percent 0..100: a
+//                                  pod with a sample above
+//                                  kRatioPercentThreshold is read as percent,
+//                                  all its samples / 100, and said so in
+//                                  HistoryWarnings)
 //   DCGM_FI_DEV_GPU_UTIL           percent      -> PodUsage::gpu_util (value / 100);
 //                                                  used only when no GR_ENGINE_ACTIVE
 //                                                  samples exist (see Aggregate)
@@ -36,11 +41,21 @@
 // with "/GI<GPU_I_ID>" appended on a MIG slice.
 //
 // Nothing is guessed: a sample whose value or timestamp does not parse, is
-// NaN or infinite, or is negative is not used; it counts as a bad line (and
-// as a bad sample of the pod its labels name).
+// NaN or infinite, or is negative, or whose time lies more than
+// kMaxClockSkewMs after the time of reading (IngestOptions::now_ms) is not
+// used; it counts as a bad line (and as a bad sample of the pod its labels
+// name, so that the planner does not size that pod).  The Prometheus reader
+// applies the same rule (prometheus_history.h).
+//
+// History length is COVERAGE (sample_coverage.h): the gaps between a pod's
+// samples that are at most 4x its median gap (its own interval); a
+// workload's is the union over its pods.  One stray sample (timestamp 1, a
+// leftover from last year) therefore adds nothing, where "last minus first"
+// made it stand for years.
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -49,6 +64,7 @@
 #include <vector>
 
 #include "metrics/compute_histogram.h"
+#include "metrics/sample_coverage.h"
 #include "model/status.h"
 
 namespace kubeon::metrics {
@@ -69,9 +85,17 @@ struct PodUsage {
   ComputeHistogram compute;      // GR_ENGINE_ACTIVE samples
   ComputeHistogram gpu_util;     // GPU_UTIL/100 samples (fallback)
   // Min and max timestamp (Unix ms) over all accepted samples of the pod;
-  // meaningful only when samples > 0.
+  // meaningful only when samples > 0.  Not the history length (coverage is).
   int64_t first_ts_ms = 0;
   int64_t last_ts_ms = 0;
+  SampleGaps gaps;  // gaps between the pod's samples (sample_coverage.h)
+  // Covered time (sample_coverage.h): the covered gaps, at most last - first.
+  int64_t covered_ms() const {
+    return samples == 0 ? 0 : std::min(gaps.CoveredMs(), last_ts_ms - first_ts_ms);
+  }
+  // GR_ENGINE_ACTIVE came in percent (a sample above kRatioPercentThreshold):
+  // `compute` holds value / 100.
+  bool compute_in_percent = false;
   uint64_t samples = 0;      // accepted samples
   uint64_t bad_samples = 0;  // samples whose labels named this pod but whose
                              // value/timestamp did not parse (NaN counts as bad)
@@ -89,10 +113,23 @@ struct IngestStats {
   uint64_t unattributed_lines = 0;    // used metrics on series without a pod (idle GPUs)
   std::vector<uint64_t> first_bad_line_numbers;  // up to kMaxBadExamples, 1-based
   std::vector<std::string> first_bad_reasons;    // parallel to first_bad_line_numbers
-  std::set<std::string> metrics_seen;            // every metric name met, used or not
+  // Every metric name met, used or not (as MessageText, for messages), up to
+  // kMaxMetricsSeen names.
+  std::set<std::string> metrics_seen;
 };
 
 inline constexpr size_t kMaxBadExamples = 10;
+inline constexpr size_t kMaxMetricsSeen = 64;
+
+// DCGM_FI_PROF_GR_ENGINE_ACTIVE is a ratio 0..1 (DCGM writes 1.0000001 now
+// and then); some exporters write it in percent 0..100.  A pod with a sample
+// above this is read as percent (0..1 vs 0..100 rule): no ratio comes near
+// it, and a percent series below it is idle (conservatively read as ratio).
+inline constexpr double kRatioPercentThreshold = 1.5;
+
+// Samples timed more than this after the time of reading are refused (bad
+// lines and bad samples): clocks disagree a little, never by more.
+inline constexpr int64_t kMaxClockSkewMs = int64_t{5} * 60 * 1000;
 
 struct History {
   std::map<PodKey, PodUsage> pods;
@@ -112,8 +149,7 @@ struct IngestOptions {
   // merged: the same History and the same bad-line reports (line numbers
   // included) as one thread, with the memory of `threads` readers (bounded by
   // series and pods, not samples).  threads 0 = the hardware threads, at
-  // most 8; 1 = never split.  CSV is always read by one thread (a quoted
-  // field may span lines, so a line boundary is not a record boundary).
+  // most 8; 1 = never split.  CSV is always read by one thread.
   unsigned threads = 0;
   uint64_t parallel_min_bytes = uint64_t{32} << 20;
   // Called with every accepted DCGM_FI_DEV_FB_USED sample (the pod it is
@@ -122,6 +158,9 @@ struct IngestOptions {
   // with it (memory_series.h).  REQUIRES: threads == 1 when set (it is
   // called from the reading thread without a lock).
   std::function<void(const PodKey& pod, int64_t ts_ms, double mib)> on_memory_sample;
+  // The time of reading (Unix ms): samples after now_ms + kMaxClockSkewMs
+  // are refused.  0 = the wall clock when the reader starts.
+  int64_t now_ms = 0;
 };
 
 // Reads a history file with a fixed 1 MiB buffer per thread (never the whole
@@ -141,12 +180,17 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& op
 // meaningful.  dst.source becomes "<dst.source>, <src.source>".
 void MergeInto(History& dst, History&& src);
 
+// Warnings about a history that was read but not taken at face value, one
+// line each (e.g. "3 pods export DCGM_FI_PROF_GR_ENGINE_ACTIVE in percent
+// ...: read as percent / 100 (ml/a, ml/b, ml/c)"); empty when none.
+std::vector<std::string> HistoryWarnings(const History& history);
+
 // One workload's usage, from the pods that belong to it.
 struct WorkloadUsage {
   int64_t peak_memory_mib = -1;  // max over pods; -1 when !has_memory
   double peak_compute = 0;       // `percentile` of the merged histogram (0 when !has_compute)
   std::string compute_metric;    // kGrEngineActiveMetric, kGpuUtilMetric or ""
-  double history_hours = 0;      // max(last) - min(first) over pods with samples
+  double history_hours = 0;      // coverage: union of the pods' SampleCoverage, in hours
   uint64_t samples = 0;
   uint64_t bad_samples = 0;
   // The pods' MIG profile: "" when none, "1g.5gb" when all agree, the sorted

@@ -2,29 +2,25 @@
 #include "metrics/history_builder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <utility>
+
+#include "metrics/message_text.h"
 
 namespace kubeon::metrics::internal {
 namespace {
 
 constexpr size_t kMaxDetail = 60;
 
+// The offending input text, quoted: one line of valid UTF-8 (message_text.h),
+// with '"' escaped.
 std::string Quote(std::string_view text) {
   std::string out = "\"";
-  size_t n = std::min(text.size(), kMaxDetail);
-  for (size_t i = 0; i < n; ++i) {
-    char c = text[i];
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += '?';
-    } else {
-      out += c;
-    }
+  for (char c : MessageText(text, kMaxDetail)) {
+    if (c == '"') out += '\\';
+    out += c;
   }
-  if (text.size() > kMaxDetail) out += "...";
   out += '"';
   return out;
 }
@@ -69,8 +65,17 @@ std::string_view* SeriesLabels::Field(std::string_view name) {
   return nullptr;
 }
 
+static_assert(kMaxClockSkewMs == 5 * 60 * 1000, "CheckTime's message names the allowance");
+
+int64_t WallClockMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 HistoryBuilder::HistoryBuilder(const IngestOptions& options, std::string source)
-    : options_(options), source_(std::move(source)) {}
+    : options_(options),
+      latest_ms_((options.now_ms != 0 ? options.now_ms : WallClockMs()) + kMaxClockSkewMs),
+      source_(std::move(source)) {}
 
 void HistoryBuilder::SetLast(Series* s, std::string_view key) {
   if (last_series_ != nullptr && last_series_ != s && last_series_->cached && s->cached) {
@@ -119,6 +124,16 @@ const Series* HistoryBuilder::Find(std::string_view key) {
 }
 
 bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char** error) {
+  // Labels reach the report (JSON/YAML: UTF-8 only); Prometheus requires
+  // UTF-8 label values too.  Checked once per series, not per line.
+  for (std::string_view v : {labels.namespace_, labels.pod, labels.container, labels.exported_namespace,
+                             labels.exported_pod, labels.exported_container, labels.hostname, labels.gpu,
+                             labels.uuid, labels.model_name, labels.mig_profile, labels.mig_instance}) {
+    if (!IsValidUtf8(v)) {
+      *error = "a label value is not valid UTF-8";
+      return false;
+    }
+  }
   std::string_view ns = labels.namespace_;
   std::string_view pod = labels.pod;
   std::string_view container = labels.container;
@@ -201,7 +216,11 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
       break;
     }
     case Metric::kGrEngineActive:
-      u.compute.Add(value);
+      if (!u.compute_in_percent && value > kRatioPercentThreshold) {
+        u.compute.ReinterpretAsPercent(kRatioPercentThreshold);
+        u.compute_in_percent = true;
+      }
+      u.compute.Add(u.compute_in_percent ? value / 100.0 : value);
       break;
     case Metric::kGpuUtil:
       u.gpu_util.Add(value / 100.0);
@@ -214,7 +233,10 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
     u.last_ts_ms = ts_ms;
   } else {
     if (ts_ms < u.first_ts_ms) u.first_ts_ms = ts_ms;
-    if (ts_ms > u.last_ts_ms) u.last_ts_ms = ts_ms;
+    if (ts_ms > u.last_ts_ms) {
+      u.gaps.Add(ts_ms - u.last_ts_ms);  // newer than every sample before
+      u.last_ts_ms = ts_ms;
+    }
   }
   ++u.samples;
   ++stats_.samples;
@@ -223,7 +245,9 @@ void HistoryBuilder::Accept(const Series& series, Metric metric, double value, i
 void HistoryBuilder::SeenMetric(std::string_view metric_name) {
   if (metric_name == last_metric_seen_) return;
   last_metric_seen_.assign(metric_name);
-  stats_.metrics_seen.insert(last_metric_seen_);
+  // Names are quoted in messages: one line of UTF-8, and only so many.
+  if (stats_.metrics_seen.size() >= kMaxMetricsSeen) return;
+  stats_.metrics_seen.insert(MessageText(metric_name, 100));
 }
 
 void HistoryBuilder::Ignored(std::string_view metric_name) {

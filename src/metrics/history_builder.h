@@ -57,6 +57,9 @@ struct Series {
   Series* successor = nullptr;
 };
 
+// Now, Unix milliseconds (the default IngestOptions::now_ms).
+int64_t WallClockMs();
+
 // The final verdict on a whole input: an error naming history.source when it
 // has no data lines or more than options.max_bad_fraction of them are bad
 // (quoting the first bad lines), else the history itself.
@@ -80,8 +83,14 @@ class HistoryBuilder {
   // consistently (e.g. a pod without its namespace).
   const Series* Add(std::string_view key, const SeriesLabels& labels, const char** error);
 
+  // nullptr when a sample may carry timestamp ts_ms, else the reason it may
+  // not: later than IngestOptions::now_ms + kMaxClockSkewMs.
+  const char* CheckTime(int64_t ts_ms) const {
+    return ts_ms > latest_ms_ ? "timestamp is in the future (more than 5 minutes after the time of reading)"
+                              : nullptr;
+  }
   // Records an accepted sample.  REQUIRES: series.pod >= 0, metric != kOther,
-  // CheckSampleValue(metric, value) == nullptr.
+  // CheckSampleValue(metric, value) == nullptr, CheckTime(ts_ms) == nullptr.
   void Accept(const Series& series, Metric metric, double value, int64_t ts_ms);
   // A sample of a used metric on a series without a pod.
   void Unattributed() { ++stats_.unattributed_lines; }
@@ -131,6 +140,7 @@ class HistoryBuilder {
   void ApplySeries(Slot& slot, const Series& series);
 
   IngestOptions options_;
+  int64_t latest_ms_;  // the latest sample time accepted
   std::string source_;
   IngestStats stats_;
   std::vector<Slot> slots_;

@@ -100,19 +100,21 @@ TEST(AggregateTest, MemorySpanCountsAndMigProfile) {
   a.peak_memory_mib = 4000;
   a.first_ts_ms = 1000;
   a.last_ts_ms = 3600000 + 1000;
+  a.gaps.AddSpan(a.last_ts_ms - a.first_ts_ms);
   a.samples = 10;
   a.bad_samples = 1;
   a.mig_profile = "1g.5gb";
   b.peak_memory_mib = 9000;
   b.first_ts_ms = 1800000;
   b.last_ts_ms = 3 * 3600000;
+  b.gaps.AddSpan(b.last_ts_ms - b.first_ts_ms);
   b.samples = 5;
   b.mig_profile = "1g.5gb";
   c.bad_samples = 4;  // only bad samples: no span, no memory
   WorkloadUsage w = Aggregate({&a, &b, &c}, 0.99);
   EXPECT_TRUE(w.has_memory);
   EXPECT_EQ(w.peak_memory_mib, 9000);
-  EXPECT_DOUBLE_EQ(w.history_hours, (3 * 3600000 - 1000) / 3.6e6);
+  EXPECT_DOUBLE_EQ(w.history_hours, (3 * 3600000 - 1000) / 3.6e6);  // the union of the pods' coverage
   EXPECT_EQ(w.samples, 15u);
   EXPECT_EQ(w.bad_samples, 5u);
   EXPECT_EQ(w.mig_profile, "1g.5gb");
@@ -122,6 +124,91 @@ TEST(AggregateTest, MemorySpanCountsAndMigProfile) {
   EXPECT_FALSE(empty.has_memory);
   EXPECT_EQ(empty.peak_memory_mib, -1);
   EXPECT_EQ(empty.history_hours, 0);
+}
+
+// Issue 14: one stray sample (timestamp 1, the year 2030) stretched a
+// workload's history to years and defeated --min-history; far-future
+// timestamps were accepted.  Both readers now refuse samples after the time
+// of reading (+ kMaxClockSkewMs) and measure coverage.
+TEST(AggregateTest, StrayTimestampsNeitherStretchHistoryNorPassInTheFuture) {
+  const int64_t base = 1790000000;  // 2026-09-21
+  IngestOptions options;
+  options.now_ms = (base + 10 * 3600) * 1000;
+  std::string om, csv = "timestamp,namespace,pod,DCGM_FI_DEV_FB_USED\n";
+  auto sample = [&](int64_t ts, int mib) {
+    om += "DCGM_FI_DEV_FB_USED{namespace=\"ml\",pod=\"a\"} " + std::to_string(mib) + " " + std::to_string(ts) + "\n";
+    csv += std::to_string(ts) + ",ml,a," + std::to_string(mib) + "\n";
+  };
+  sample(1, 100);                          // 1970
+  for (int i = 0; i < 6; ++i) sample(base + i * 3600, 1000 + i);  // 5 hours of real data
+  sample(base - 30 * 86400, 100);          // a month-old leftover
+  sample(base + 10 * 3600 + 299, 1500);    // within the clock skew allowance
+  sample(1893456000, 9000);                // 2030: in the future
+  for (bool is_csv : {false, true}) {
+    auto h = is_csv ? testing::ReadCsv(csv, 0, options) : testing::ReadOm(om, 0, options);
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    ASSERT_EQ(h->stats.bad_lines, 1u) << is_csv;
+    EXPECT_EQ(h->stats.first_bad_line_numbers[0], is_csv ? 11u : 10u);
+    EXPECT_NE(h->stats.first_bad_reasons[0].find("timestamp is in the future"), std::string::npos)
+        << h->stats.first_bad_reasons[0];
+    const PodUsage& u = h->pods.at(PodKey{"ml", "a"});
+    EXPECT_EQ(u.bad_samples, 1u);  // the planner does not size the pod on it
+    EXPECT_EQ(u.peak_memory_mib, 1500);
+    WorkloadUsage w = Aggregate({&u}, 0.99);
+    // Five hours of data, the sample 5 h later is a hole, nothing from 1970.
+    EXPECT_DOUBLE_EQ(w.history_hours, 5.0) << is_csv;
+    EXPECT_EQ(u.first_ts_ms, 1000);  // the span is still reported as read
+  }
+}
+
+// Issue 14: GR_ENGINE_ACTIVE exported in percent was clamped to 1.0, so
+// every workload looked busy, without a word.  The scale is now detected per
+// pod (a sample above kRatioPercentThreshold), converted, and warned about.
+TEST(AggregateTest, GrEngineActiveInPercentIsDetectedConvertedAndWarned) {
+  std::string om;
+  auto sample = [&](const char* pod, const char* value, int i) {
+    om += std::string("DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"ml\",pod=\"") + pod + "\"} " + value + " " +
+          std::to_string(1790000000 + 30 * i) + "\n";
+  };
+  // Percent: the first samples look like ratios until 20 comes.
+  const char* percent[] = {"0.5", "1", "20", "35", "10", "0"};
+  const char* ratio[] = {"0.5", "0.9", "1.0000001", "0.2", "0.35", "0"};
+  for (int i = 0; i < 6; ++i) {
+    sample("pct", percent[i], i);
+    sample("ratio", ratio[i], i);
+  }
+  auto h = testing::ReadOm(om);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PodUsage& pct = h->pods.at(PodKey{"ml", "pct"});
+  const PodUsage& rat = h->pods.at(PodKey{"ml", "ratio"});
+  EXPECT_TRUE(pct.compute_in_percent);
+  EXPECT_FALSE(rat.compute_in_percent);
+  const double p100 = Aggregate({&pct}, 1.0).peak_compute;
+  EXPECT_GE(p100, 0.35);
+  EXPECT_LE(p100, 0.35 + ComputeHistogram::kBinWidth);
+  EXPECT_DOUBLE_EQ(Aggregate({&rat}, 1.0).peak_compute, 1.0);
+  std::vector<std::string> warnings = HistoryWarnings(*h);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "1 pod exports DCGM_FI_PROF_GR_ENGINE_ACTIVE in percent (values above 1.5, where a ratio 0..1 is "
+            "expected): read as percent / 100 (ml/pct)");
+  // The same pod in two files, one of which saw only ratio-looking values:
+  // merged as percent, same peak.
+  std::string first, second;
+  for (size_t i = 0, n = 0; i < om.size(); ++n) {
+    size_t nl = om.find('\n', i);
+    (n < 4 ? first : second) += om.substr(i, nl + 1 - i);
+    i = nl + 1;
+  }
+  auto a = testing::ReadOm(first);
+  auto b = testing::ReadOm(second);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE(a->pods.at(PodKey{"ml", "pct"}).compute_in_percent);  // saw 0.5 and 1 only
+  MergeInto(*b, std::move(*a));
+  const PodUsage& merged = b->pods.at(PodKey{"ml", "pct"});
+  EXPECT_TRUE(merged.compute_in_percent);
+  EXPECT_DOUBLE_EQ(Aggregate({&merged}, 1.0).peak_compute, p100);
+  EXPECT_TRUE(HistoryWarnings(History{}).empty());
 }
 
 TEST(MergeIntoTest, MergingFilesEqualsReadingThemAsOne) {

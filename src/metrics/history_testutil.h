@@ -27,9 +27,9 @@ inline std::string DescribePods(const History& h) {
   std::string out;
   for (const auto& [key, u] : h.pods) {
     out += key.namespace_ + "/" + key.pod + ": peak=" + std::to_string(u.peak_memory_mib) +
-           " compute[" + DescribeHistogram(u.compute) + "] util[" +
+           " compute[" + DescribeHistogram(u.compute) + (u.compute_in_percent ? " percent" : "") + "] util[" +
            DescribeHistogram(u.gpu_util) + "] ts=" + std::to_string(u.first_ts_ms) + ".." +
-           std::to_string(u.last_ts_ms) + " samples=" + std::to_string(u.samples) +
+           std::to_string(u.last_ts_ms) + " covered=" + std::to_string(u.covered_ms()) + " samples=" + std::to_string(u.samples) +
            " bad=" + std::to_string(u.bad_samples) + " host=" + u.hostname +
            " uuid=" + u.gpu_uuid + " model=" + u.model_name + " mig=" + u.mig_profile +
            " container=" + u.container + " gpus=";

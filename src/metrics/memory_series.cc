@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/json_depth.h"
+#include "metrics/message_text.h"
 #include "metrics/promql.h"
 
 namespace kubeon::metrics {
@@ -84,27 +86,42 @@ Result<std::vector<MemoryPoint>> QueryMemorySeries(PrometheusHttp& http, const M
                                                           {"end", promql::UnixSeconds(q.end_ms)},
                                                           {"step", promql::Duration(step_ms)}});
   if (!ex.ok) return Status::Error(what + ": " + ex.error);
+  if (JsonNestingDepth(ex.body, kMaxJsonDepth) > kMaxJsonDepth) {
+    return Status::Error(http.url() + " answered " + what + " with JSON nested more than " +
+                         std::to_string(kMaxJsonDepth) + " levels deep");
+  }
   json body = json::parse(ex.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
     return Status::Error(http.url() + " answered " + what + " with HTTP " + std::to_string(ex.status) + " and no JSON");
   }
-  if (body.value("status", "") != "success") {
-    return Status::Error(http.url() + " refused " + what + " (HTTP " + std::to_string(ex.status) +
-                         "): " + body.value("error", std::string("no error message")));
+  if (!body.contains("status") || body["status"] != "success") {
+    const bool has_error = body.contains("error") && body["error"].is_string();
+    return Status::Error(http.url() + " refused " + what + " (HTTP " + std::to_string(ex.status) + "): " +
+                         (has_error ? MessageText(body["error"].get_ref<const std::string&>(), 200, ' ')
+                                    : std::string("no error message")));
   }
-  const json& data = body["data"];
-  if (!data.is_object() || data.value("resultType", "") != "matrix" || !data["result"].is_array()) {
+  const json* data = body.contains("data") ? &body["data"] : nullptr;
+  if (data == nullptr || !data->is_object() || !data->contains("resultType") || (*data)["resultType"] != "matrix" ||
+      !data->contains("result") || !(*data)["result"].is_array()) {
     return Status::Error(http.url() + " answered " + what + " without a matrix");
   }
   const std::set<std::string> pods(q.pods.begin(), q.pods.end());
   std::map<int64_t, double> by_time;
-  for (const auto& series : data["result"]) {
-    const json m = series.value("metric", json::object());
+  auto text = [](const json& m, const char* name) {
+    auto it = m.find(name);
+    return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  for (const auto& series : (*data)["result"]) {
+    if (!series.is_object() || !series.contains("metric") || !series["metric"].is_object() ||
+        !series.contains("values") || !series["values"].is_array()) {
+      continue;  // not a series of a matrix
+    }
+    const json& m = series["metric"];
     const bool exported = m.contains("exported_pod");
-    const std::string ns = m.value(exported ? "exported_namespace" : "namespace", "");
-    const std::string pod = m.value(exported ? "exported_pod" : "pod", "");
+    const std::string ns = text(m, exported ? "exported_namespace" : "namespace");
+    const std::string pod = text(m, exported ? "exported_pod" : "pod");
     if (ns != q.namespace_ || !pods.count(pod)) continue;
-    for (const auto& v : series.value("values", json::array())) {
+    for (const auto& v : series["values"]) {
       if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_string()) continue;
       double mib = 0;
       try {
@@ -113,7 +130,9 @@ Result<std::vector<MemoryPoint>> QueryMemorySeries(PrometheusHttp& http, const M
         continue;
       }
       if (!(mib >= 0) || mib > 1e12) continue;  // NaN, negative: not used (as the file readers)
-      const auto t = static_cast<int64_t>(std::llround(v[0].get<double>() * 1000));
+      const double secs = v[0].get<double>();
+      if (!(secs >= 0 && secs < 4e10)) continue;  // not a time (llround would overflow)
+      const auto t = static_cast<int64_t>(std::llround(secs * 1000));
       auto [it, inserted] = by_time.try_emplace(t, mib);
       if (!inserted && mib > it->second) it->second = mib;
     }

@@ -141,21 +141,54 @@ TEST(QueryMemorySeries, MaxOverThePodsBothSchemesOthersIgnored) {
   EXPECT_NE(prom.query_.find("max_over_time"), std::string::npos);
 }
 
-TEST(QueryMemorySeries, ServerErrorNamesIt) {
-  FakePrometheus prom(R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})");
+
+// QueryMemorySeries of pod ml/<pod> over [0, end_ms] against a fake server
+// giving `answer`.
+Result<std::vector<MemoryPoint>> Ask(const std::string& answer, int64_t end_ms, const std::string& pod = "a-1") {
+  FakePrometheus prom(answer);
   PrometheusHttpOptions o;
   o.url = prom.url();
   auto http = PrometheusHttp::Create(o);
-  ASSERT_TRUE(http.ok());
+  if (!http.ok()) return http.status();
   MemoryQuery q;
   q.namespace_ = "ml";
-  q.pods = {"a-1"};
-  q.end_ms = 1000;
-  auto s = QueryMemorySeries(**http, q, 10);
+  q.pods = {pod};
+  q.end_ms = end_ms;
+  return QueryMemorySeries(**http, q, 10);
+}
+
+TEST(QueryMemorySeries, ServerErrorNamesIt) {
+  const std::string refusal = R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})";
+  auto s = Ask(refusal, 1000);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("parse error at char 3"), std::string::npos) << s.status().message();
-  q.pods = {"Bad Pod"};
-  EXPECT_FALSE(QueryMemorySeries(**http, q, 10).ok());
+  EXPECT_FALSE(Ask(refusal, 1000, "Bad Pod").ok());
+}
+
+// Issue 14: hostile answers (deep nesting, fields of the wrong type) are
+// errors or ignored elements, never a crash or an exception.
+TEST(QueryMemorySeries, HostileAnswersAreErrorsNotCrashes) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"status":"success","data":)" + deep + "}", "nested more than 64 levels deep"},
+      {R"({"status":5,"error":["x"]})", "no error message"},
+      {R"({"status":"success","data":{"resultType":7,"result":[]}})", "without a matrix"},
+      {R"({"status":"success","data":{"resultType":"matrix"}})", "without a matrix"},
+      {R"({"status":"success","data":[]})", "without a matrix"},
+  };
+  for (const auto& [answer, expect] : cases) {
+    auto s = Ask(answer, 1000);
+    ASSERT_FALSE(s.ok()) << expect;
+    EXPECT_NE(s.status().message().find(expect), std::string::npos) << s.status().message();
+  }
+  // Elements of the wrong shape are skipped.
+  auto s = Ask(R"({"status":"success","data":{"resultType":"matrix","result":[5,{"metric":[]},)"
+                 R"({"metric":{"namespace":3,"pod":"a-1"},"values":[[1,"2"]]},)"
+                 R"({"metric":{"namespace":"ml","pod":"a-1"},"values":[[1e300,"2"],["x","3"],[60,"4"]]}]}})",
+                 600000);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->size(), 1u);
+  EXPECT_EQ((*s)[0], (MemoryPoint{60000, 4}));
 }
 
 }  // namespace

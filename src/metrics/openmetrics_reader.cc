@@ -267,7 +267,8 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     detail = value_text;
   } else if (ts_text.empty()) {
     error = "missing timestamp";
-  } else if ((error = internal::ParseUnixSeconds(ts_text, &ts_ms)) != nullptr) {
+  } else if ((error = internal::ParseUnixSeconds(ts_text, &ts_ms)) != nullptr ||
+             (error = builder_.CheckTime(ts_ms)) != nullptr) {
     detail = ts_text;
   } else if (i < line.size() && line[i] != '#') {
     error = "unexpected text after the timestamp";

@@ -14,6 +14,8 @@
 // * timestamp: Unix SECONDS, integer or fractional, required (a sample
 //   without a time cannot be placed in the history window, so it is bad).
 //   A millisecond timestamp is out of range and reported, never rescaled.
+//   A time more than kMaxClockSkewMs after the time of reading
+//   (IngestOptions::now_ms) is bad too (history.h).
 // * Lines of metrics other than the three used (history.h) are counted as
 //   ignored after checking only their metric name, so a malformed line of an
 //   unused metric is not an error.

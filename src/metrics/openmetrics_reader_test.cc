@@ -6,6 +6,7 @@
 #include <string>
 
 #include "metrics/history_testutil.h"
+#include "metrics/message_text.h"
 #include "metrics/synthetic_history.h"
 
 namespace kubeon::metrics {
@@ -391,6 +392,26 @@ TEST(OpenMetricsReaderTest, LinesLongerThanOneMebibyteAreBad) {
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{1}));
   EXPECT_EQ(h->pods.size(), 1u);
+}
+
+// Issue 14: a non-UTF-8 byte quoted from a bad line aborted `-o json`.
+// Quotes are valid UTF-8 (invalid bytes as \xNN); a label value that is not
+// UTF-8 makes its line bad.
+TEST(OpenMetricsReaderTest, QuotesAndLabelsAreValidUtf8) {
+  auto h = ReadOm(
+      "DCGM_FI_DEV_FB_USED{namespace=\"ml\",pod=\"a\"} 12\xFF\xC3 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"ml\",pod=\"b\xFE\"} 12 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"ml\",pod=\"a\"} 13 1793527230\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"ml\",pod=\"c\"} 14 1793527230\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"ml\",pod=\"caf\xC3\xA9\"} 15 1793527230\n");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{1, 2}));
+  for (const std::string& reason : h->stats.first_bad_reasons) EXPECT_TRUE(IsValidUtf8(reason)) << reason;
+  EXPECT_NE(h->stats.first_bad_reasons[0].find("\\xFF\\xC3"), std::string::npos) << h->stats.first_bad_reasons[0];
+  EXPECT_EQ(h->stats.first_bad_reasons[1].rfind("a label value is not valid UTF-8: ", 0), 0u);
+  EXPECT_NE(h->stats.first_bad_reasons[1].find("b\\xFE"), std::string::npos);
+  EXPECT_EQ(h->pods.size(), 3u);
+  EXPECT_EQ(Pod(*h, "ml", "caf\xC3\xA9").peak_memory_mib, 15);
 }
 
 }  // namespace

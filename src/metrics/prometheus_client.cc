@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "metrics/json_depth.h"
+#include "metrics/message_text.h"
 #include "metrics/promql.h"
 #include "metrics/sample_parse.h"
 
@@ -15,15 +17,15 @@ using nlohmann::json;
 
 constexpr size_t kMaxExcerpt = 200;
 
-// One line of at most kMaxExcerpt characters of `text`.
+// One line of valid UTF-8 showing at most kMaxExcerpt bytes of `text`
+// (message_text.h).
 std::string Excerpt(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, kMaxExcerpt)) {
-    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (text.size() > kMaxExcerpt) out += "...";
-  return out;
+  std::string out = MessageText(text, kMaxExcerpt, ' ');
+  size_t end = out.size();
+  const bool cut = out.size() >= 3 && out.compare(out.size() - 3, 3, "...") == 0 && text.size() > kMaxExcerpt;
+  if (cut) end -= 3;
+  while (end > 0 && out[end - 1] == ' ') --end;
+  return out.substr(0, end) + (cut ? "..." : "");
 }
 
 bool Contains(std::string_view text, std::string_view word) { return text.find(word) != std::string_view::npos; }
@@ -65,7 +67,8 @@ QueryErrorKind FromHttp(HttpErrorKind kind) {
 
 // The server's own explanation of a non-2xx answer.
 std::string ServerWords(std::string_view body, std::string* error_type, std::string* error) {
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  json doc;
+  if (JsonNestingDepth(body, kMaxJsonDepth) <= kMaxJsonDepth) doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_object() && doc.contains("error") && doc["error"].is_string()) {
     *error = doc["error"].get<std::string>();
     if (doc.contains("errorType") && doc["errorType"].is_string()) *error_type = doc["errorType"].get<std::string>();
@@ -119,6 +122,11 @@ QueryOutcome ParseQueryAnswer(int http_status, std::string_view body, const std:
     }
     return Failure(http_status < 500 ? QueryErrorKind::kRejected : QueryErrorKind::kServer, message);
   }
+  if (JsonNestingDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
+    return Failure(QueryErrorKind::kServer, at + " answered " + what + " with JSON nested more than " +
+                                                std::to_string(kMaxJsonDepth) + " levels deep (a Prometheus answer "
+                                                "nests 5)");
+  }
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return Failure(QueryErrorKind::kServer, at + " answered " + what + " with something that is not JSON: " +
@@ -159,7 +167,7 @@ QueryOutcome ParseQueryAnswer(int http_status, std::string_view body, const std:
   }
   if (doc.contains("warnings") && doc["warnings"].is_array()) {
     for (const json& w : doc["warnings"]) {
-      if (w.is_string()) out.warnings.push_back(w.get<std::string>());
+      if (w.is_string()) out.warnings.push_back(MessageText(w.get_ref<const std::string&>(), kMaxExcerpt, ' '));
     }
   }
   return out;
@@ -181,8 +189,11 @@ Result<std::vector<std::string>> PrometheusClient::MetricNames(int64_t start_ms,
   HttpExchange ex = http_->Get("/api/v1/label/__name__/values",
                                {{"start", promql::UnixSeconds(start_ms)}, {"end", promql::UnixSeconds(end_ms)}});
   if (!ex.ok) return Status::Error(ex.error);
-  json doc = json::parse(ex.body, nullptr, /*allow_exceptions=*/false);
-  if (ex.status < 200 || ex.status >= 300 || !doc.is_object() || doc.value("status", "") != "success" ||
+  json doc;
+  if (JsonNestingDepth(ex.body, kMaxJsonDepth) <= kMaxJsonDepth) {
+    doc = json::parse(ex.body, nullptr, /*allow_exceptions=*/false);
+  }
+  if (ex.status < 200 || ex.status >= 300 || !doc.is_object() || !doc.contains("status") || doc["status"] != "success" ||
       !doc.contains("data") || !doc["data"].is_array()) {
     return Status::Error("Prometheus at " + http_->url() + " did not list metric names: HTTP " +
                          std::to_string(ex.status) + ": " + Excerpt(ex.body));

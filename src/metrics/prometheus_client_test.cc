@@ -343,6 +343,56 @@ TEST(PrometheusClientTest, SlowServerTimesOut) {
   EXPECT_LT(secs, 1.4);
 }
 
+// Issue 14: a TLS connect stall was reported as "did not answer within
+// 120 s", and the history reader then split the window ("the server refused
+// a 14d window").  A server that accepts TCP but never answers the handshake
+// is a TLS failure within the connect timeout.
+TEST(PrometheusClientTest, StalledTlsHandshakeIsATlsFailureNotASlowAnswer) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(fd, 16), 0);  // the kernel completes TCP; nobody speaks TLS
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  PrometheusHttpOptions o;
+  o.url = "https://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  o.connect_timeout = std::chrono::seconds(1);  // loopback TCP connects at once, even on a loaded machine
+  o.timeout = std::chrono::seconds(60);
+  auto client = Client(o);
+  QueryOutcome out = client->Query("up", 1790000000000, "q");
+  ASSERT_FALSE(out.ok);
+  EXPECT_NE(out.error_kind, QueryErrorKind::kTimeout);
+  EXPECT_NE(out.error.find("TLS handshake did not complete within 1 s"), std::string::npos) << out.error;
+  EXPECT_EQ(out.error.find("did not answer within"), std::string::npos) << out.error;
+  PrometheusOptions po;
+  po.url = o.url;
+  po.connect_timeout = o.connect_timeout;
+  po.end_unix_ms = 1790000000000;
+  std::vector<std::string> progress;
+  auto h = ReadPrometheusHistory(po, [&](const std::string& line) { progress.push_back(line); });
+  ::close(fd);
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("TLS handshake did not complete"), std::string::npos) << h.status().message();
+  for (const std::string& line : progress) EXPECT_EQ(line.find("refused"), std::string::npos) << line;
+}
+
+// Issue 14: a deeply nested answer crashed the reader (recursive parse).
+TEST(ParseQueryAnswerTest, DeeplyNestedAnswerIsAClearError) {
+  const std::string deep = "{\"status\":\"success\",\"data\":" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  QueryOutcome out = ParseQueryAnswer(200, deep, "http://p", "memory peak");
+  ASSERT_FALSE(out.ok);
+  EXPECT_EQ(out.error_kind, QueryErrorKind::kServer);
+  EXPECT_NE(out.error.find("nested more than 64 levels deep"), std::string::npos) << out.error;
+  QueryOutcome refused = ParseQueryAnswer(500, std::string(200000, '{'), "http://p", "memory peak");
+  ASSERT_FALSE(refused.ok);
+  EXPECT_LT(refused.error.size(), 1000u);
+  // Fields of the wrong type are errors, not exceptions.
+  QueryOutcome typed = ParseQueryAnswer(200, R"({"status":5,"error":7})", "http://p", "q");
+  EXPECT_FALSE(typed.ok);
+}
+
 TEST(PrometheusClientTest, AnswerAboveTheByteLimitIsTooLarge) {
   FakeServer server([](const httplib::Request&, httplib::Response& res) {
     std::string rows;
@@ -478,7 +528,9 @@ TEST(ReadPrometheusHistoryTest, MapsAnswersOntoPodUsage) {
       // Series holding NaN/Inf/negative samples: two of the exported pod's.
       rows = R"({"metric":{)" + exported + R"(},"value":[0,"2"]})";
     } else if (q.find("quantile_over_time(0.99, DCGM_FI_PROF_GR_ENGINE_ACTIVE") != std::string::npos) {
-      rows = R"({"metric":{"namespace":"prod","pod":"a"},"value":[0,"0.0731"]})";
+      // Pod c exports GR_ENGINE_ACTIVE in percent (issue 14).
+      rows = R"({"metric":{"namespace":"prod","pod":"a"},"value":[0,"0.0731"]},)"
+             R"({"metric":{"namespace":"prod","pod":"c"},"value":[0,"45"]})";
     } else if (q.find("quantile_over_time(0.99, DCGM_FI_DEV_GPU_UTIL") != std::string::npos) {
       rows = R"({"metric":{)" + exported + R"(},"value":[0,"42"]})";
     } else if (q.rfind("min by", 0) == 0 && q.find("DCGM_FI_DEV_FB_USED") != std::string::npos) {
@@ -535,6 +587,12 @@ TEST(ReadPrometheusHistoryTest, MapsAnswersOntoPodUsage) {
   EXPECT_EQ(c.bad_samples, 1u);
   EXPECT_EQ(c.first_ts_ms, 1789000000000);
   EXPECT_EQ(c.last_ts_ms, 1789003600000);
+  EXPECT_EQ(c.covered_ms(), 3600000);
+  // A quantile above kRatioPercentThreshold: percent, divided by 100.
+  EXPECT_TRUE(c.compute_in_percent);
+  EXPECT_DOUBLE_EQ(c.compute.Quantile(0.99), 0.45);
+  EXPECT_FALSE(a.compute_in_percent);
+  EXPECT_EQ(HistoryWarnings(*h).size(), 1u);
 
   EXPECT_EQ(h->stats.samples, 510u);
   EXPECT_EQ(h->stats.unattributed_lines, 50u);

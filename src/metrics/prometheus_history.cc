@@ -381,13 +381,18 @@ History Reader::Build() {
   for (auto& [key, acc] : pods_) {
     PodUsage u;
     if (acc.memory) u.peak_memory_mib = static_cast<int64_t>(std::ceil(*acc.memory));
-    if (acc.gr) u.compute.Add(*acc.gr);
+    if (acc.gr) {
+      // Exported in percent (history.h, kRatioPercentThreshold).
+      u.compute_in_percent = *acc.gr > kRatioPercentThreshold;
+      u.compute.Add(u.compute_in_percent ? *acc.gr / 100.0 : *acc.gr);
+    }
     if (acc.util) u.gpu_util.Add(*acc.util / 100.0);
     u.samples = acc.count;
     u.bad_samples = acc.bad;
     if (acc.first_ms && acc.last_ms) {
       u.first_ts_ms = std::max(*acc.first_ms, window_start);
       u.last_ts_ms = std::max(*acc.last_ms, u.first_ts_ms);
+      u.gaps.AddSpan(u.last_ts_ms - u.first_ts_ms);
     } else if (u.samples > 0) {
       // Samples counted but no timestamp found (data changing under the
       // queries): do not invent a span; the planner will not size this pod.
@@ -443,6 +448,9 @@ Result<History> Reader::Run() {
 }
 
 Status CheckOptions(const PrometheusOptions& o) {
+  if (o.lookback > kMaxLookback) {
+    return Status::Error(std::string("Prometheus lookback is too large (max ") + kMaxLookbackText + ")");
+  }
   if (o.lookback.count() < 1000) return Status::Error("Prometheus lookback must be at least 1s");
   if (o.step.count() < kMinStepMs || o.step.count() > kMaxStepMs) {
     return Status::Error("Prometheus step must be between 1s and 1h, got " +

@@ -43,6 +43,15 @@
 //                    the largest pod quantile, which is >= the quantile of
 //                    the pods' samples pooled (if no pod has more than 1% of
 //                    its samples above x, neither has the pool).
+//                    A quantile above kRatioPercentThreshold means the pod's
+//                    series are in percent: it is divided by 100 and
+//                    compute_in_percent set (the files decide on any sample
+//                    above it; a percent series whose quantile stays below
+//                    is read as a ratio here: busier, never idler).
+//   coverage         the span last - first (SampleGaps::AddSpan): the server
+//                    gives no holes, so a stray sample inside the lookback
+//                    window still stretches a pod's span here (the window
+//                    bounds it).
 //   gpu_util         ONE sample: the GPU_UTIL quantile / 100.
 //   Differences from the file path, documented rather than hidden:
 //     * quantile_over_time interpolates between the two samples around rank
@@ -90,6 +99,11 @@
 #include "model/status.h"
 
 namespace kubeon::metrics {
+
+// Longest lookback asked of a server (ten years; Prometheus keeps 15 days by
+// default).  Longer is refused as "too large", before any arithmetic on it.
+inline constexpr std::chrono::hours kMaxLookback{24 * 3650};
+inline constexpr const char* kMaxLookbackText = "3650d";
 
 struct PrometheusOptions {
   std::string url;                   // e.g. http://prometheus.monitoring:9090

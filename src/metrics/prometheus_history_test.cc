@@ -90,6 +90,7 @@ struct GenSeries {
   double lo = 0, hi = 0;
   int decimals = 1;
   uint64_t seed = 0;
+  int64_t nan_every = 0;  // > 0: every nan_every-th sample is NaN
   std::vector<std::string> texts;  // value texts as written
   std::vector<double> values;      // the same, parsed
 };
@@ -97,6 +98,7 @@ struct GenSeries {
 struct Expected {
   double max_memory = -1;
   uint64_t samples = 0;
+  uint64_t bad = 0;  // NaN samples (refused by both paths)
   int64_t first_ms = INT64_MAX, last_ms = INT64_MIN;
   std::vector<std::vector<double>> gr, util;  // per series
 };
@@ -106,6 +108,7 @@ struct Generated {
   std::map<PodKey, Expected> pods;
   int64_t first_s = INT64_MAX, last_s = INT64_MIN;
   uint64_t unattributed = 0;
+  uint64_t bad = 0;
 };
 
 constexpr int64_t kStart = 1793527200;  // 2026-11-01T10:00:00Z
@@ -193,6 +196,9 @@ Generated Generate() {
     std::string labels = device("Hostname", "a100-2", 2, "GPU-a2-2") +
                          ",container=\"train\",namespace=\"prod\",pod=\"trainer-0\"";
     add(fb, labels, k, kStart, n3d, 30000, 36000, 1);
+    // Issue 14: NaN samples, which the file path refuses, gave the Prometheus
+    // path a different decision.  Both now say "unparseable samples".
+    series.back().nan_every = 500;
     add(gr, labels, k, kStart, n3d, 0.6, 0.97, 4);
     add(util, labels, k, kStart, n3d, 60, 99, 0);
   }
@@ -226,6 +232,14 @@ Generated Generate() {
         std::snprintf(value, sizeof(value), "%.*f", s.decimals, s.lo + (s.hi - s.lo) * u);
         double v = std::strtod(value, nullptr);
         int64_t ts = s.start_s + i * s.interval_s;
+        if (s.nan_every > 0 && i % s.nan_every == s.nan_every - 1) {
+          out += metric + "{" + s.labels + "} NaN " + std::to_string(ts) + "\n";
+          if (used && e != nullptr) {
+            ++e->bad;
+            ++g.bad;
+          }
+          continue;
+        }
         out += metric + "{" + s.labels + "} " + value + " " + std::to_string(ts) + "\n";
         g.first_s = std::min(g.first_s, ts);
         g.last_s = std::max(g.last_s, ts);
@@ -408,8 +422,9 @@ void ExpectSameUsage(const Generated& gen, const History& file, const History& p
     EXPECT_EQ(f.peak_memory_mib, static_cast<int64_t>(std::ceil(e.max_memory)));
     EXPECT_EQ(p.peak_memory_mib, f.peak_memory_mib);
     EXPECT_EQ(f.samples, e.samples);
-    EXPECT_EQ(p.samples, f.samples);
-    EXPECT_EQ(p.bad_samples, 0u);
+    EXPECT_EQ(p.samples, f.samples + e.bad);  // count_over_time counts NaN samples too
+    EXPECT_EQ(f.bad_samples, e.bad);
+    EXPECT_EQ(p.bad_samples > 0, e.bad > 0);  // the same decision: the pod is not sized
     EXPECT_EQ(f.first_ts_ms, e.first_ms);
     EXPECT_EQ(f.last_ts_ms, e.last_ms);
     // The span is never longer than the data's, at most one step shorter at
@@ -448,7 +463,7 @@ void ExpectSameUsage(const Generated& gen, const History& file, const History& p
       EXPECT_NEAR(server, from_file, Tolerance(ratios, kQ));
     }
   }
-  EXPECT_EQ(prom.stats.samples, file.stats.samples);
+  EXPECT_EQ(prom.stats.samples, file.stats.samples + gen.bad);
   EXPECT_EQ(prom.stats.unattributed_lines, file.stats.unattributed_lines);
   EXPECT_EQ(prom.stats.unattributed_lines, gen.unattributed);
   EXPECT_EQ(prom.stats.metrics_seen.count(kFbUsedMetric), 1u);
@@ -512,7 +527,7 @@ TEST_F(PrometheusHistoryTest, SamePeaksSpansAndPlanAsTheFile) {
     EXPECT_EQ(b.peak_memory_mib, a.peak_memory_mib);
     EXPECT_EQ(b.compute_metric, a.compute_metric);
     EXPECT_NEAR(b.history_hours, a.history_hours, 60.0 / 3600);
-    EXPECT_EQ(b.samples, a.samples);
+    EXPECT_EQ(b.samples, a.samples + (a.ref.Display() == "prod/trainer" ? gen_.bad : 0));
   }
   EXPECT_EQ(DescribePlan(from_prom), DescribePlan(from_file));
   EXPECT_EQ(from_prom.summary.gpus_after, from_file.summary.gpus_after);
@@ -533,6 +548,10 @@ TEST_F(PrometheusHistoryTest, SamePeaksSpansAndPlanAsTheFile) {
   EXPECT_EQ(notebook->decision, plan::Decision::kTimeSlicing) << notebook->reason;
   EXPECT_EQ(notebook->compute_metric, kGpuUtilMetric);
   EXPECT_EQ(trainer->decision, plan::Decision::kUnchanged);
+  ASSERT_GT(gen_.bad, 0u);
+  EXPECT_NE(trainer->reason.find("unparseable samples"), std::string::npos) << trainer->reason;
+  // (The file counts bad samples, the server bad series: the numbers differ.)
+  EXPECT_NE(FindWorkload(from_file, "prod/trainer")->reason.find("unparseable samples"), std::string::npos);
 }
 
 TEST_F(PrometheusHistoryTest, ChunkedAndLimitedReadsAgree) {

@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -252,8 +253,12 @@ HttpExchange PrometheusHttp::Perform(const std::string& url, const std::string* 
   CURLcode code = curl_easy_perform(curl);
   long status = 0;
   long os_errno = 0;
+  curl_off_t connect_us = 0, tls_us = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+  curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+  curl_easy_getinfo(curl, CURLINFO_APPCONNECT_TIME_T, &tls_us);
+  const bool https = url.rfind("https://", 0) == 0;
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
   curl_slist_free_all(headers);
@@ -267,6 +272,23 @@ HttpExchange PrometheusHttp::Perform(const std::string& url, const std::string* 
   out.body.clear();
   std::string detail = net::CurlErrorDetail(code, errbuf);
   out.error_kind = sink.too_large ? HttpErrorKind::kTooLarge : Classify(code);
+  // A timeout before the connection (or its TLS handshake) was made is not a
+  // slow answer: the server never saw the query, so no smaller window helps.
+  // (libcurl's connect timeout covers both; it reports a TCP connect time
+  // only once the whole connection, TLS included, is up.)
+  if (out.error_kind == HttpErrorKind::kTimeout && (https ? tls_us == 0 : connect_us == 0)) {
+    const std::string within = Seconds(std::min(options_.connect_timeout, options_.timeout));
+    if (https && (connect_us > 0 || detail.find("SSL") != std::string::npos)) {
+      out.error_kind = HttpErrorKind::kTls;
+      out.error = "TLS with Prometheus at " + base_url_ + " failed: the TLS handshake did not complete within " +
+                  within + " (the server accepted the connection but did not finish the handshake; " + detail + ")";
+    } else {
+      out.error_kind = HttpErrorKind::kUnreachable;
+      out.error = "cannot reach Prometheus at " + base_url_ + ": no connection within " + within +
+                  " (connect timeout; " + detail + ")";
+    }
+    return out;
+  }
   switch (out.error_kind) {
     case HttpErrorKind::kUnreachable:
       out.error = "cannot reach Prometheus at " + base_url_ + ": " +

@@ -49,7 +49,7 @@ struct PrometheusHttpOptions {
 enum class HttpErrorKind {
   kUnreachable,  // connection refused, host not found, reset before an answer
   kTimeout,      // no complete answer within the timeout
-  kTls,          // handshake or certificate verification failed
+  kTls,          // handshake failed or stalled, or certificate verification failed
   kTooLarge,     // body above max_response_bytes
   kOther,
 };

@@ -6,8 +6,11 @@ set(AREA_SOURCES
   csv_reader.cc
   history.cc
   history_builder.cc
+  json_depth.cc
   memory_series.cc
+  message_text.cc
   openmetrics_reader.cc
+  sample_coverage.cc
   sample_parse.cc
   synthetic_history.cc
   prometheus_http.cc
@@ -20,9 +23,12 @@ set(AREA_TESTS
   compute_histogram_test.cc
   csv_reader_test.cc
   history_test.cc
+  json_depth_test.cc
   line_splitter_test.cc
   memory_series_test.cc
+  message_text_test.cc
   openmetrics_reader_test.cc
+  sample_coverage_test.cc
   sample_parse_test.cc
   synthetic_history_test.cc
   promql_test.cc

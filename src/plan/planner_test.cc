@@ -76,6 +76,7 @@ struct Fixture {
       for (int k = 0; k < 100; ++k) u.compute.Add(compute);
       u.first_ts_ms = 0;
       u.last_ts_ms = static_cast<int64_t>(hours * kHourMs);
+      u.gaps.AddSpan(u.last_ts_ms - u.first_ts_ms);  // history length is coverage
       u.samples = 100;
       u.bad_samples = bad;
       history.pods[{ns, name + "-rs-" + std::to_string(i)}] = u;
@@ -513,6 +514,7 @@ TEST(Planner, HistoryOfReplacedPodsCountsTowardsTheWorkload) {
   old.samples = 1;
   old.first_ts_ms = 0;
   old.last_ts_ms = kHourMs;
+  old.gaps.AddSpan(old.last_ts_ms - old.first_ts_ms);
   f.history.pods[{"prod", "svc-rs-zzzzz"}] = old;
   Plan p = f.Run();
   EXPECT_EQ(*Find(p, "prod/svc").peak_memory_mib, 8000);

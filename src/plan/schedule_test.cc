@@ -68,6 +68,7 @@ struct Fixture {
       for (int k = 0; k < 100; ++k) u.compute.Add(0.05);
       u.first_ts_ms = 0;
       u.last_ts_ms = 48 * kHourMs;
+      u.gaps.AddSpan(u.last_ts_ms - u.first_ts_ms);  // history length is coverage
       u.samples = 100;
       history.pods[{ns, p.name}] = u;
     }

@@ -19,6 +19,7 @@
 #include "cli/audit_db.h"
 #include "cli/plan_command.h"
 #include "cli/report.h"
+#include "cli/terminal_text.h"
 #include "kube/identity.h"
 #include "kube/snapshot.h"
 #include "plan/plan.h"
@@ -136,7 +137,7 @@ std::string RenderChangesTable(const std::string& path, const std::optional<audi
   out << "Audit log " << path << ", " << ClusterLine(cluster) << "\n\n";
   if (changes.empty()) {
     out << "No changes recorded.\n";
-    return out.str();
+    return EscapeControl(out.str(), /*keep_newlines=*/true);
   }
   std::vector<std::vector<std::string>> rows = {
       {"ID", "POLICY", "STATE", "NODES", "GPUS FREED", "SAVED/MONTH", "DISRUPTS", "FLAGS", "DECISION"}};
@@ -157,7 +158,7 @@ std::string RenderChangesTable(const std::string& path, const std::optional<audi
     out << "\n";
     RenderChangeDetail(r, now, out);
   }
-  return out.str();
+  return EscapeControl(out.str(), /*keep_newlines=*/true);
 }
 
 bool ValidOutput(const std::string& o, std::ostream& err, const char* cmd) {
@@ -361,7 +362,7 @@ int RunChanges(const ChangesArgs& a, std::ostream& out, std::ostream& err) {
   if (a.output == "json") {
     json all = json::array();
     for (const auto& r : changes) all.push_back(ChangeJson(r, now));
-    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"changes", all}}.dump(2) << "\n";
+    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"changes", all}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     out << RenderChangesTable(db->display, cluster, changes, now);
   }
@@ -412,7 +413,7 @@ int RunAudit(const AuditArgs& a, std::ostream& out, std::ostream& err) {
                      {"detail", e.detail},
                      {"data", data}});
     }
-    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"entries", all}}.dump(2) << "\n";
+    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"entries", all}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     return 0;
   }
   out << "Audit log " << db->display << ", " << ClusterLine(cluster) << "\n\n";

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/output_file.h"
 #include "cli/report.h"
 #include "kube/snapshot.h"
 #include "metrics/history.h"
@@ -15,6 +16,7 @@
 #include "mig/catalog.h"
 #include "model/prices.h"
 #include "model/snapshot_json.h"
+#include "net/redact.h"
 #include "plan/planner.h"
 #include "policy/gpu_policy.h"
 
@@ -25,23 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// Writes atomically: a temp file beside the target, renamed over it.
-Status WriteFile(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Error(path + ": cannot write");
-    out << content;
-    out.flush();
-    if (!out) return Status::Error(path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::Error(path + ": cannot rename temporary file into place");
-  }
-  return Status::Ok();
 }
 
 std::string BadLinesSummary(const metrics::IngestStats& s) {
@@ -222,7 +207,7 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
     o.selector = a.prometheus_selector;
     o.lookback = std::chrono::milliseconds(static_cast<int64_t>(lookback_hours * 3.6e6));
     o.compute_percentile = a.percentile;
-    progress("reading DCGM history of the last " + a.lookback + " from " + a.prometheus_url + " ...");
+    progress("reading DCGM history of the last " + a.lookback + " from " + net::RedactUrl(a.prometheus_url) + " ...");
     Result<metrics::History> h = metrics::ReadPrometheusHistory(o, progress);
     if (!h.ok()) return h.status();
     history = std::move(h.value());
@@ -313,16 +298,14 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   const std::vector<plan::Plan>& plans = planned->plans;
   std::string report = a.output == "json" ? RenderJson(plans) : a.output == "yaml" ? RenderYaml(plans) : RenderTable(plans);
-  if (!a.output_file.empty()) {
-    Status s = WriteFile(a.output_file, report);
-    if (!s.ok()) {
-      err << "error: " << s.message() << "\n";
-      return 1;
-    }
-    progress("wrote " + a.output_file);
-  } else {
-    out << report;
+  // The report names cluster objects: the file is created 0600 (output_file.h).
+  Status written = a.output_file.empty() ? WriteToStream(out, report, "stdout")
+                                         : WriteFileAtomically(a.output_file, report);
+  if (!written.ok()) {
+    err << "error: " << written.message() << "\n";
+    return 1;
   }
+  if (!a.output_file.empty()) progress("wrote " + a.output_file);
   char secs[32];
   std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t0));
   progress(std::string("done in ") + secs);

@@ -3,6 +3,8 @@
 // error naming the file (and line), a non-zero exit, and nothing on stdout.
 #include "cli/plan_command.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -203,6 +205,36 @@ TEST(PlanCommand, OutputFileWrittenAtomically) {
   std::stringstream s2;
   s2 << again.rdbuf();
   EXPECT_EQ(s.str(), s2.str());
+}
+
+TEST(PlanCommand, OutputWriteFailuresExitNonZeroWithTheReason) {
+  for (const char* format : {"table", "json", "yaml"}) {
+    PlanArgs a = Args();
+    a.output = format;
+    std::ofstream full("/dev/full", std::ios::binary);
+    if (!full) GTEST_SKIP() << "no /dev/full";
+    std::ostringstream err;
+    EXPECT_EQ(RunPlan(a, full, err), 1) << format;
+    EXPECT_EQ(err.str(), "error: stdout: No space left on device\n") << format;
+  }
+  PlanArgs a = Args();
+  a.output_file = std::string(::testing::TempDir()) + "no-such-dir/plan.json";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunPlan(a, out, err), 1);
+  EXPECT_EQ(err.str(), "error: " + a.output_file + ": cannot write: No such file or directory\n");
+}
+
+TEST(PlanCommand, OutputFileIsOwnerOnly) {
+  PlanArgs a = Args();
+  a.output_file = std::string(::testing::TempDir()) + "plan-mode.txt";
+  std::remove(a.output_file.c_str());
+  const mode_t saved = umask(022);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunPlan(a, out, err), 0) << err.str();
+  umask(saved);
+  struct stat st {};
+  ASSERT_EQ(stat(a.output_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST(PlanCommand, Durations) {

@@ -1,4 +1,5 @@
-# kubeon_net: the libcurl easy-handle plumbing shared by the HTTP clients of
+# kubeon_net: URL redaction for everything that prints a URL (redact.h), and
+# the libcurl easy-handle plumbing shared by the HTTP clients of
 # kubeon_kube (Kubernetes API) and kubeon_metrics (Prometheus).
 #
 # curl_easy_test serves plain HTTP in-process with cpp-httplib (Debian builds
@@ -6,9 +7,9 @@
 # directory (cmake_language(DEFER)), once the test target exists, so the
 # production library does not carry it.
 find_package(CURL REQUIRED)
-set(AREA_SOURCES curl_easy.cc)
+set(AREA_SOURCES curl_easy.cc redact.cc)
 set(AREA_DEPS CURL::libcurl)
-set(AREA_TESTS curl_easy_test.cc)
+set(AREA_TESTS curl_easy_test.cc redact_test.cc)
 
 if(KUBEON_TESTS)
   cmake_language(DEFER CALL target_link_libraries curl_easy_test PRIVATE

@@ -189,8 +189,9 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
     return 1;
   };
   double ttl_hours = 0;
-  if (approve && (!ParseDurationHours(a.ttl, &ttl_hours) || ttl_hours <= 0)) {
-    err << "kubeon-gpu approve: --ttl: \"" << a.ttl << "\" is not a positive duration like 24h, 90m or 3d\n";
+  Status ttl_ok = approve ? ParseDurationFlag("--ttl", a.ttl, "24h, 90m or 3d", true, &ttl_hours) : Status::Ok();
+  if (!ttl_ok.ok()) {
+    err << "kubeon-gpu approve: " << ttl_ok.message() << "\n";
     return 2;
   }
   const Clock::time_point now = a.now.value_or(Clock::now());

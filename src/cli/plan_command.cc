@@ -2,6 +2,8 @@
 #include "cli/plan_command.h"
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <functional>
 #include <charconv>
 #include <cstdio>
@@ -58,20 +60,68 @@ Result<model::Cluster> ReadLiveCluster(const PlanArgs& a, const std::function<vo
 
 }  // namespace
 
-bool ParseDurationHours(const std::string& text, double* hours) {
-  if (text.size() < 2) return false;
-  const char unit = text.back();
+namespace {
+
+// "24h" -> 24 (any size, but finite and >= 0); nullopt when not a duration.
+std::optional<double> DurationHours(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
   double n = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
-  if (ec != std::errc() || ptr != text.data() + text.size() - 1 || n < 0) return false;
-  switch (unit) {
-    case 's': *hours = n / 3600; return true;
-    case 'm': *hours = n / 60; return true;
-    case 'h': *hours = n; return true;
-    case 'd': *hours = n * 24; return true;
-    case 'w': *hours = n * 24 * 7; return true;
-    default: return false;
+  if (ec != std::errc() || ptr != text.data() + text.size() - 1 || !std::isfinite(n) || n < 0) return std::nullopt;
+  switch (text.back()) {
+    case 's': return n / 3600;
+    case 'm': return n / 60;
+    case 'h': return n;
+    case 'd': return n * 24;
+    case 'w': return n * 24 * 7;
+    default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+bool ParseDurationHours(const std::string& text, double* hours) {
+  std::optional<double> h = DurationHours(text);
+  if (!h || *h > kMaxDurationHours) return false;
+  *hours = *h;
+  return true;
+}
+
+Status ParseDurationFlag(const std::string& flag, const std::string& text, const std::string& examples,
+                         bool positive, double* hours) {
+  const std::string quoted = "\"" + text + "\"";
+  std::optional<double> h = DurationHours(text);
+  // "1e400d" overflows from_chars: too large, not malformed ("1e-400d" underflows: malformed).
+  double n = 0;
+  const char* end = text.data() + text.size() - (text.empty() ? 0 : 1);
+  const auto [ptr, ec] = std::from_chars(text.data(), end, n);
+  const bool overflow = !text.empty() && ec == std::errc::result_out_of_range && ptr == end &&
+                        text.find_first_of("-") == std::string::npos &&
+                        std::string_view("smhdw").find(text.back()) != std::string_view::npos;
+  if (overflow || (h && *h > kMaxDurationHours)) {
+    return Status::Error(flag + ": " + quoted + " is too large (max " + kMaxDurationText + ")");
+  }
+  if (!h) return Status::Error(flag + ": " + quoted + " is not a duration like " + examples);
+  if (positive && *h <= 0) return Status::Error(flag + ": " + quoted + " must be positive");
+  *hours = *h;
+  return Status::Ok();
+}
+
+CLI::Validator FiniteRange(double lo, double hi) {
+  char desc[64];
+  std::snprintf(desc, sizeof(desc), "FLOAT in [%g, %g]", lo, hi);
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double v = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v) || v < lo || v > hi) {
+          char range[64];
+          std::snprintf(range, sizeof(range), "%g and %g", lo, hi);
+          return "\"" + text + "\" is not a number between " + range;
+        }
+        return "";
+      },
+      desc);
 }
 
 CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
@@ -118,7 +168,7 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
   cmd->add_option("--output-file", a.output_file, "Write the report to this file (atomically) instead of stdout");
   cmd->add_option("--percentile", a.percentile,
                   "Quantile of compute samples taken as the compute peak (memory always uses the maximum)")
-      ->check(CLI::Range(0.5, 1.0));
+      ->check(FiniteRange(0.5, 1.0));
   cmd->add_option("--min-history", a.min_history,
                   "Workloads with less history than this are not candidates (e.g. 24h, 3d)");
   cmd->add_option("--operator-namespace", a.operator_namespace,
@@ -146,7 +196,7 @@ void AddLivePlanFlags(CLI::App* cmd, PlanArgs& a, const std::string& history_fla
   cmd->add_option("--prices", a.prices_file, "YAML map of instance type to USD per hour");
   cmd->add_option("--catalog", a.catalog_file, "MIG catalog JSON replacing the built-in one");
   cmd->add_option("--percentile", a.percentile, "Quantile of compute samples taken as the compute peak")
-      ->check(CLI::Range(0.5, 1.0));
+      ->check(FiniteRange(0.5, 1.0));
   cmd->add_option("--min-history", a.min_history, "Workloads with less history are not candidates");
   cmd->add_option("--operator-namespace", a.operator_namespace,
                   "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
@@ -165,14 +215,17 @@ namespace {
 
 // The flag checks every planning command makes first (exit code 2).
 Status CheckPlanArgs(const PlanArgs& a, double* min_history_hours, double* lookback_hours) {
-  if (!ParseDurationHours(a.min_history, min_history_hours)) {
-    return Status::Error("--min-history: \"" + a.min_history + "\" is not a duration like 24h, 90m or 3d");
+  if (Status s = ParseDurationFlag("--min-history", a.min_history, "24h, 90m or 3d", false, min_history_hours);
+      !s.ok()) {
+    return s;
   }
   if (a.metrics_files.empty() == a.prometheus_url.empty()) {
     return Status::Error("give DCGM history as --metrics FILE... or --prometheus URL (exactly one)");
   }
-  if (!a.prometheus_url.empty() && (!ParseDurationHours(a.lookback, lookback_hours) || *lookback_hours <= 0)) {
-    return Status::Error("--lookback: \"" + a.lookback + "\" is not a duration like 14d, 36h or 2w");
+  if (!a.prometheus_url.empty()) {
+    if (Status s = ParseDurationFlag("--lookback", a.lookback, "14d, 36h or 2w", true, lookback_hours); !s.ok()) {
+      return s;
+    }
   }
   if (a.cluster_file.empty() && !a.from_cluster) return Status::Error("give --cluster FILE or --from-cluster");
   return Status::Ok();

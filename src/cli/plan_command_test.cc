@@ -248,6 +248,57 @@ TEST(PlanCommand, Durations) {
   EXPECT_FALSE(ParseDurationHours("3", &h));
   EXPECT_FALSE(ParseDurationHours("h", &h));
   EXPECT_FALSE(ParseDurationHours("-1h", &h));
+  for (const char* bad : {"nanh", "infd", "-infd", "NaNs", "1e400d", "99999999999d", "+5h", "0x10h"}) {
+    EXPECT_FALSE(ParseDurationHours(bad, &h)) << bad;
+  }
+  EXPECT_TRUE(ParseDurationHours("3650d", &h));
+  EXPECT_DOUBLE_EQ(h, kMaxDurationHours);
+  EXPECT_FALSE(ParseDurationHours("3651d", &h));
+}
+
+TEST(PlanCommand, DurationFlagErrorsSayWhatIsWrong) {
+  double h = 0;
+  auto message = [&](const std::string& text, bool positive) {
+    return ParseDurationFlag("--lookback", text, "14d, 36h or 2w", positive, &h).message();
+  };
+  EXPECT_EQ(message("99999999999d", true), "--lookback: \"99999999999d\" is too large (max 3650d)");
+  EXPECT_EQ(message("1e400d", true), "--lookback: \"1e400d\" is too large (max 3650d)");
+  EXPECT_EQ(message("nand", true), "--lookback: \"nand\" is not a duration like 14d, 36h or 2w");
+  EXPECT_EQ(message("1e-400d", true), "--lookback: \"1e-400d\" is not a duration like 14d, 36h or 2w");
+  EXPECT_EQ(message("0s", true), "--lookback: \"0s\" must be positive");
+  EXPECT_EQ(message("0s", false), "");
+  EXPECT_EQ(message("2w", true), "");
+  EXPECT_DOUBLE_EQ(h, 336);
+  for (const std::string flag : {"--min-history", "--lookback"}) {
+    PlanArgs a = Args();
+    if (flag == "--lookback") {
+      a.metrics_files.clear();
+      a.prometheus_url = "http://127.0.0.1:1";
+      a.lookback = "99999999999d";
+    } else {
+      a.min_history = "99999999999d";
+    }
+    std::ostringstream out, err;
+    EXPECT_EQ(RunPlan(a, out, err), 2) << flag;
+    EXPECT_EQ(err.str(), "error: " + flag + ": \"99999999999d\" is too large (max 3650d)\n");
+  }
+}
+
+TEST(PlanCommand, PercentileMustBeAFiniteNumberInRange) {
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "1e400", "0.4", "1.01", "0.9x"}) {
+    CLI::App app;
+    PlanArgs a;
+    AddPlanCommand(app, a);
+    EXPECT_THROW(
+        app.parse(std::string("kubeon-gpu plan --cluster c.json --policy p.yaml --metrics h.om --percentile ") + bad, true),
+        CLI::ValidationError)
+        << bad;
+  }
+  CLI::App app;
+  PlanArgs a;
+  AddPlanCommand(app, a);
+  app.parse("kubeon-gpu plan --cluster c.json --policy p.yaml --metrics h.om --percentile 0.95", true);
+  EXPECT_DOUBLE_EQ(a.percentile, 0.95);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "net/redact.h"
 #include "plan/planner.h"
 #include "policy/gpu_policy.h"
+#include "policy/policy_overlap.h"
 
 namespace kubeon::cli {
 namespace {
@@ -307,6 +308,15 @@ std::vector<plan::Plan> PlanEach(
     if (excluded) options.excluded_workloads = excluded(p);
     plans.push_back(plan::MakePlan(in.cluster, in.history, p, in.catalog, options));
     if (in.history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(in.history.stats));
+    if (policy::SelectedGpuNodes(in.cluster, p) == 0) {
+      std::string selector;
+      for (const auto& [k, v] : p.node_selector) selector += (selector.empty() ? "" : ", ") + k + "=" + v;
+      const std::string w = "policy \"" + p.name + "\" selects none of the cluster's " +
+                            std::to_string(policy::GpuNodes(in.cluster)) + " GPU nodes" +
+                            (selector.empty() ? "" : " (nodeSelector " + selector + ")") + ": nothing to plan";
+      progress("warning: " + w);
+      plans.back().warnings.push_back(w);
+    }
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
     progress("planned policy " + p.name + " in " + secs);
@@ -333,7 +343,30 @@ Result<PlannedCluster> BuildPlans(const PlanArgs& a, const ProgressFn& progress,
   }
   Result<PlanInputs> in = ReadPlanInputs(a, std::move(catalog.value()), progress, exit_code);
   if (!in.ok()) return in.status();
+  // A GPU node belongs to one policy only (policy_overlap.h): two planned
+  // policies sharing nodes would give them conflicting layouts.
+  std::map<std::string, std::vector<std::string>> overlap_warnings;  // planned policy -> warnings
+  for (const policy::PolicyOverlap& o : policy::FindOverlaps(in->cluster, *policies)) {
+    const bool first = a.policy_name.empty() || o.first->name == a.policy_name;
+    const bool second = a.policy_name.empty() || o.second->name == a.policy_name;
+    const std::string both = "policies \"" + o.first->name + "\" (line " + std::to_string(o.first->line) + ") and \"" +
+                             o.second->name + "\" (line " + std::to_string(o.second->line) + ") both select " +
+                             policy::DescribeNodes(o.nodes) + ": a GPU node belongs to one policy only";
+    if (first && second) {
+      *exit_code = 1;
+      return Status::Error(a.policy_file + ": " + both +
+                           "; make their nodeSelectors disjoint, or plan one of them with --policy-name");
+    }
+    if (first || second) {
+      const std::string w = both + " (the controller plans neither until their nodeSelectors are disjoint)";
+      progress("warning: " + w);
+      overlap_warnings[first ? o.first->name : o.second->name].push_back(w);
+    }
+  }
   result.plans = PlanEach(*in, result.policies, progress);
+  for (plan::Plan& p : result.plans) {
+    for (std::string& w : overlap_warnings[p.policy_name]) p.warnings.push_back(std::move(w));
+  }
   result.cluster = std::move(in->cluster);
   return result;
 }

@@ -89,7 +89,8 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& args, mig::MigCatalog catalog,
 
 // Plans each policy on inputs (in order); `excluded(policy)` when set names
 // the workloads that policy's plan must leave alone (PlannerOptions::
-// excluded_workloads).  Warns in each plan about skipped history lines.
+// excluded_workloads).  Warns in each plan (and through `progress`) about
+// skipped history lines and when the policy selects no GPU node.
 std::vector<plan::Plan> PlanEach(
     const PlanInputs& inputs, const std::vector<policy::GpuPolicy>& policies, const ProgressFn& progress,
     const std::function<std::map<model::WorkloadRef, std::string>(const policy::GpuPolicy&)>& excluded = {});
@@ -97,7 +98,9 @@ std::vector<plan::Plan> PlanEach(
 // Reads every input `plan` reads (policy, catalog, prices, cluster, history)
 // and plans each selected policy: LoadCatalog, the policy file, ReadPlanInputs,
 // PlanEach.  On error *exit_code is 2 for a usage error (bad flag values), 1
-// otherwise.  Shared by `plan` and `apply`.
+// otherwise.  Shared by `plan` and `apply`.  Two policies of the file that
+// select a common GPU node (policy_overlap.h) are an error when both are
+// planned, and a warning in the plan of the one planned (--policy-name).
 Result<PlannedCluster> BuildPlans(const PlanArgs& args, const ProgressFn& progress, int* exit_code);
 
 // Runs it.  Returns the process exit code.

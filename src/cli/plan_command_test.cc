@@ -237,6 +237,53 @@ TEST(PlanCommand, OutputFileIsOwnerOnly) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+// Two policies whose nodeSelectors both pick a100-1 and a100-2 of testdata/small.
+const char* kOverlapping =
+    "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: all}\nspec: {kind: Sharing}\n"
+    "---\n"
+    "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: a100}\n"
+    "spec:\n  kind: Sharing\n  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB}\n";
+
+TEST(PlanCommand, OverlappingPoliciesAreAnErrorWhenBothArePlanned) {
+  PlanArgs a = Args();
+  a.policy_file = TempFile("overlap.yaml", kOverlapping);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunPlan(a, out, err), 1);
+  EXPECT_TRUE(out.str().empty());
+  EXPECT_EQ(err.str(), "error: " + a.policy_file +
+                           ": policies \"all\" (line 1) and \"a100\" (line 6) both select 2 GPU nodes (a100-1 and "
+                           "a100-2): a GPU node belongs to one policy only; make their nodeSelectors disjoint, or plan "
+                           "one of them with --policy-name\n");
+}
+
+TEST(PlanCommand, OverlappingPolicyPlannedAloneGetsAWarning) {
+  PlanArgs a = Args();
+  a.policy_file = TempFile("overlap.yaml", kOverlapping);
+  a.policy_name = "a100";
+  a.output = "json";
+  a.quiet = false;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0) << err.str();
+  const auto j = nlohmann::json::parse(out.str());
+  const std::string want = "policies \"all\" (line 1) and \"a100\" (line 6) both select 2 GPU nodes (a100-1 and a100-2)";
+  ASSERT_FALSE(j["warnings"].empty());
+  EXPECT_NE(j["warnings"].back().get<std::string>().find(want), std::string::npos) << j["warnings"];
+  EXPECT_NE(err.str().find("warning: " + want), std::string::npos) << err.str();
+}
+
+TEST(PlanCommand, NodeSelectorSelectingNothingGetsAWarning) {
+  PlanArgs a = Args();
+  a.policy_file = TempFile("nothing.yaml",
+                           "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: typo}\n"
+                           "spec:\n  kind: Sharing\n  nodeSelector: {pool: infrence}\n");
+  a.output = "json";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0) << err.str();
+  const auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["warnings"], nlohmann::json::array({"policy \"typo\" selects none of the cluster's 2 GPU nodes "
+                                                  "(nodeSelector pool=infrence): nothing to plan"}));
+}
+
 TEST(PlanCommand, Durations) {
   double h = 0;
   EXPECT_TRUE(ParseDurationHours("24h", &h));

@@ -1,4 +1,5 @@
-# kubeon_net: URL redaction for everything that prints a URL (redact.h), and
+# kubeon_net: text made safe to print (printable.h: control characters; redact.h:
+# URL passwords), used by everything that prints cluster or file text, and
 # the libcurl easy-handle plumbing shared by the HTTP clients of
 # kubeon_kube (Kubernetes API) and kubeon_metrics (Prometheus).
 #
@@ -7,9 +8,9 @@
 # directory (cmake_language(DEFER)), once the test target exists, so the
 # production library does not carry it.
 find_package(CURL REQUIRED)
-set(AREA_SOURCES curl_easy.cc redact.cc)
+set(AREA_SOURCES curl_easy.cc redact.cc printable.cc)
 set(AREA_DEPS CURL::libcurl)
-set(AREA_TESTS curl_easy_test.cc redact_test.cc)
+set(AREA_TESTS curl_easy_test.cc redact_test.cc printable_test.cc)
 
 if(KUBEON_TESTS)
   cmake_language(DEFER CALL target_link_libraries curl_easy_test PRIVATE

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "net/printable.h"
 #include "policy/suggest.h"
 #include "policy/yaml_documents.h"
 
@@ -287,8 +288,9 @@ class DocumentValidator {
  private:
   void Error(int line, const std::string& path, const std::string& problem) {
     ++errors_;
-    problems_->push_back({line, file_ + ":" + std::to_string(line) + ": policy " +
-                                    Quote(display_name_) + ": " + path + ": " + problem});
+    // Names, keys and values are the file's: escaped, so each problem stays one line.
+    problems_->push_back({line, net::EscapeControl(file_ + ":" + std::to_string(line) + ": policy " +
+                                                   Quote(display_name_) + ": " + path + ": " + problem)});
   }
 
   // The entries of `map` by key; reports non-string, unknown and duplicate

@@ -703,6 +703,25 @@ TEST(PolicyErrors, MangledFilesNeverThrowAndAlwaysNameTheFile) {
   EXPECT_GT(rejected, 1000);
 }
 
+// Fuzz finding F3: names, keys and yaml-cpp's messages quote control
+// characters; every problem must stay one line without escapes.
+TEST(PolicyErrors, ControlCharactersInNamesKeysAndSyntaxErrorsAreEscaped) {
+  Result<std::vector<GpuPolicy>> r = Parse(
+      "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: \"evil\\nname\\e[31m\"}\n"
+      "spec: {kind: Sharing, \"x\\ry\": 1}\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "test.yaml:3: policy \"evil\\x0aname\\x1b[31m\": metadata.name: \"evil\\x0aname\\x1b[31m\" is not a valid "
+            "name (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 "
+            "characters)\n"
+            "test.yaml:4: policy \"evil\\x0aname\\x1b[31m\": spec.x\\x0dy: unknown field \"x\\x0dy\"");
+  Result<std::vector<GpuPolicy>> syntax = Parse(std::string("+\x01\xfc\xff\0\n.I", 8));
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.status().message().find('\n'), std::string::npos) << syntax.status().message();
+  EXPECT_NE(syntax.status().message().find("YAML syntax error"), std::string::npos) << syntax.status().message();
+  for (unsigned char c : syntax.status().message()) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << int(c);
+}
+
 // ---- Helpers ----
 
 TEST(GpuPolicy, ModeNames) {

@@ -22,6 +22,7 @@
 #include "cli/terminal_text.h"
 #include "kube/identity.h"
 #include "kube/snapshot.h"
+#include "net/redact.h"
 #include "plan/plan.h"
 #include "plan/schedule_json.h"
 
@@ -57,12 +58,12 @@ std::string FormatRfc3339(Clock::time_point t) { return apply::FormatTime(std::c
 
 std::string ClusterLine(const std::optional<audit::ClusterIdentity>& c) {
   if (!c) return "no cluster recorded yet";
-  return "cluster " + c->server + " (kube-system uid " + c->kube_system_uid + ")";
+  return "cluster " + net::RedactUrl(c->server) + " (kube-system uid " + c->kube_system_uid + ")";
 }
 
 json ClusterJson(const std::optional<audit::ClusterIdentity>& c) {
   if (!c) return nullptr;
-  return {{"server", c->server}, {"kube_system_uid", c->kube_system_uid}};
+  return {{"server", net::RedactUrl(c->server)}, {"kube_system_uid", c->kube_system_uid}};
 }
 
 json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now) { return apply::ChangeToJson(r, now); }

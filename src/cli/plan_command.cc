@@ -1,13 +1,15 @@
 // See plan_command.h.
 #include "cli/plan_command.h"
 
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
-#include <optional>
-#include <functional>
-#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 
 #include "cli/output_file.h"
@@ -206,7 +208,7 @@ void AddLivePlanFlags(CLI::App* cmd, PlanArgs& a, const std::string& history_fla
 Result<mig::MigCatalog> LoadCatalog(const std::string& path) {
   if (path.empty()) return mig::MigCatalog::Builtin();
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open MIG catalog");
+  if (!in) return Status::Error(path + ": cannot open MIG catalog: " + std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
   return mig::MigCatalog::Parse(buf.str(), path);

@@ -144,6 +144,9 @@ TEST(PlanCommand, BadInputsFailWithoutOutput) {
   a.cluster_file = "/nonexistent.json";
   cases.push_back({"cluster missing", a, "/nonexistent.json"});
   a = Args();
+  a.catalog_file = "/nonexistent-catalog.json";
+  cases.push_back({"catalog missing", a, "/nonexistent-catalog.json: cannot open MIG catalog: No such file or directory"});
+  a = Args();
   a.metrics_files = {TempFile("empty.om", "# EOF\n")};
   cases.push_back({"empty history", a, "empty.om"});
   a = Args();

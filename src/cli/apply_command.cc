@@ -15,6 +15,7 @@
 #include "apply/rfc3339.h"
 #include "apply/step_runner.h"
 #include "cli/audit_db.h"
+#include "cli/terminal_text.h"
 #include "kube/identity.h"
 #include "kube/snapshot.h"
 #include "plan/operator_fit.h"
@@ -86,7 +87,7 @@ std::string RenderApplyTable(const std::vector<apply::ApplyReport>& reports) {
       out << "\n";
     }
   }
-  return out.str();
+  return EscapeControl(out.str(), /*keep_newlines=*/true);
 }
 
 std::string RenderApplyJson(const std::vector<apply::ApplyReport>& reports, int exit_code) {
@@ -109,7 +110,7 @@ std::string RenderApplyJson(const std::vector<apply::ApplyReport>& reports, int 
     }
     j["policies"].push_back(std::move(p));
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace

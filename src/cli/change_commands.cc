@@ -19,8 +19,10 @@
 #include "cli/audit_db.h"
 #include "cli/plan_command.h"
 #include "cli/report.h"
+#include "cli/terminal_text.h"
 #include "kube/identity.h"
 #include "kube/snapshot.h"
+#include "net/redact.h"
 #include "plan/plan.h"
 #include "plan/schedule_json.h"
 
@@ -56,12 +58,12 @@ std::string FormatRfc3339(Clock::time_point t) { return apply::FormatTime(std::c
 
 std::string ClusterLine(const std::optional<audit::ClusterIdentity>& c) {
   if (!c) return "no cluster recorded yet";
-  return "cluster " + c->server + " (kube-system uid " + c->kube_system_uid + ")";
+  return "cluster " + net::RedactUrl(c->server) + " (kube-system uid " + c->kube_system_uid + ")";
 }
 
 json ClusterJson(const std::optional<audit::ClusterIdentity>& c) {
   if (!c) return nullptr;
-  return {{"server", c->server}, {"kube_system_uid", c->kube_system_uid}};
+  return {{"server", net::RedactUrl(c->server)}, {"kube_system_uid", c->kube_system_uid}};
 }
 
 json ChangeJson(const audit::ChangeRecord& r, Clock::time_point now) { return apply::ChangeToJson(r, now); }
@@ -136,7 +138,7 @@ std::string RenderChangesTable(const std::string& path, const std::optional<audi
   out << "Audit log " << path << ", " << ClusterLine(cluster) << "\n\n";
   if (changes.empty()) {
     out << "No changes recorded.\n";
-    return out.str();
+    return EscapeControl(out.str(), /*keep_newlines=*/true);
   }
   std::vector<std::vector<std::string>> rows = {
       {"ID", "POLICY", "STATE", "NODES", "GPUS FREED", "SAVED/MONTH", "DISRUPTS", "FLAGS", "DECISION"}};
@@ -157,7 +159,7 @@ std::string RenderChangesTable(const std::string& path, const std::optional<audi
     out << "\n";
     RenderChangeDetail(r, now, out);
   }
-  return out.str();
+  return EscapeControl(out.str(), /*keep_newlines=*/true);
 }
 
 bool ValidOutput(const std::string& o, std::ostream& err, const char* cmd) {
@@ -188,8 +190,9 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
     return 1;
   };
   double ttl_hours = 0;
-  if (approve && (!ParseDurationHours(a.ttl, &ttl_hours) || ttl_hours <= 0)) {
-    err << "kubeon-gpu approve: --ttl: \"" << a.ttl << "\" is not a positive duration like 24h, 90m or 3d\n";
+  Status ttl_ok = approve ? ParseDurationFlag("--ttl", a.ttl, "24h, 90m or 3d", true, &ttl_hours) : Status::Ok();
+  if (!ttl_ok.ok()) {
+    err << "kubeon-gpu approve: " << ttl_ok.message() << "\n";
     return 2;
   }
   const Clock::time_point now = a.now.value_or(Clock::now());
@@ -361,7 +364,7 @@ int RunChanges(const ChangesArgs& a, std::ostream& out, std::ostream& err) {
   if (a.output == "json") {
     json all = json::array();
     for (const auto& r : changes) all.push_back(ChangeJson(r, now));
-    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"changes", all}}.dump(2) << "\n";
+    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"changes", all}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     out << RenderChangesTable(db->display, cluster, changes, now);
   }
@@ -412,7 +415,7 @@ int RunAudit(const AuditArgs& a, std::ostream& out, std::ostream& err) {
                      {"detail", e.detail},
                      {"data", data}});
     }
-    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"entries", all}}.dump(2) << "\n";
+    out << json{{"audit_db", db->flag_value}, {"cluster", ClusterJson(cluster)}, {"entries", all}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     return 0;
   }
   out << "Audit log " << db->display << ", " << ClusterLine(cluster) << "\n\n";

@@ -107,7 +107,8 @@ void JsonWriter::AppendString(std::string_view s) {
   if (Ascii(s)) {
     AppendEscapedAscii(s, out_);
   } else {
-    out_->append(nlohmann::json(std::string(s)).dump());  // validates UTF-8 as dump() does
+    // Invalid UTF-8 (a history line, a label) becomes U+FFFD instead of throwing.
+    out_->append(nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 }
 

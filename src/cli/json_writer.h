@@ -12,8 +12,9 @@
 //  - REQUIRES: Key() before every value inside an object, no Key() inside an
 //    array, every Begin matched by its End; Finish() checks all are closed.
 //  - Strings are escaped as nlohmann escapes them (ensure_ascii off: \" \\ \b
-//    \f \n \r \t, other control bytes as \u00xx, UTF-8 kept).  A string with
-//    invalid UTF-8 throws nlohmann::json::type_error (316), like dump() does.
+//    \f \n \r \t, other control bytes as \u00xx, UTF-8 kept).  Invalid UTF-8
+//    (from a history line or a label) becomes U+FFFD, as dump() with
+//    error_handler_t::replace writes it: never an exception.
 //  - Doubles print as nlohmann prints them (shortest round trip, "1.0" for
 //    whole values, null for NaN and infinities).
 #pragma once

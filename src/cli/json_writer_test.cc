@@ -42,13 +42,16 @@ TEST(JsonWriter, EscapesLikeDump) {
   EXPECT_EQ(Streamed(j), j.dump(2));
 }
 
-TEST(JsonWriter, InvalidUtf8ThrowsLikeDump) {
-  const std::string bad = "caf\xE9";
-  EXPECT_THROW(json(bad).dump(), json::type_error);
+TEST(JsonWriter, InvalidUtf8IsReplacedLikeDumpWithReplace) {
+  const std::string bad = "caf\xE9 ok \xFF";
+  const json j = json::array({bad});
   std::string out;
   JsonWriter w(&out);
   w.BeginArray();
-  EXPECT_THROW(w.String(bad), json::type_error);
+  EXPECT_NO_THROW(w.String(bad));
+  w.EndArray();
+  EXPECT_EQ(out, j.dump(2, ' ', false, json::error_handler_t::replace));
+  EXPECT_EQ(json::parse(out)[0], "caf\xEF\xBF\xBD ok \xEF\xBF\xBD");
 }
 
 TEST(JsonWriter, DoublesLikeDump) {

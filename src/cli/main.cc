@@ -1,17 +1,61 @@
 // kubeon-gpu: the KubeOn GPU sharing optimizer's command line.
 // Subcommands are registered by their own files (plan_command.h, ...); this
 // file only wires them and maps errors to exit codes (0 ok, 1 failure, 2 usage).
+//
+// Two guards apply to every subcommand: stderr passes through
+// TerminalStreamBuf (control characters escaped, URL passwords redacted), and
+// stdout is flushed and checked at the end, so output truncated by a full
+// disk or /dev/full exits 1 with "error: stdout: <reason>" instead of 0.
+#include <unistd.h>
+
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/change_commands.h"
 #include "cli/apply_command.h"
+#include "cli/output_file.h"
 #include "cli/plan_command.h"
+#include "cli/terminal_text.h"
 #include "controller/controller_command.h"
 #include "kube/snapshot.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// `snapshot`: kube::RunSnapshotCommand lists the cluster; its text is written
+// here, to stdout or atomically to -o FILE created 0600 (pod specs may carry
+// secrets in env), the write checked like every other output.
+int RunSnapshot(const kubeon::kube::SnapshotOptions& options) {
+  const bool to_stdout = options.output.empty() || options.output == "-";
+  kubeon::kube::SnapshotOptions listing = options;
+  listing.output = "-";
+  if (to_stdout) {
+    int code = 1;
+    std::cout.flush();
+    kubeon::Status s = kubeon::cli::WriteThroughFd(STDOUT_FILENO, "stdout", [&](std::ostream& out) {
+      code = kubeon::kube::RunSnapshotCommand(listing, out, std::cerr);
+    });
+    if (code == 0 && !s.ok()) {
+      std::cerr << "error: " << s.message() << "\n";
+      return 1;
+    }
+    return code;
+  }
+  auto file = kubeon::cli::AtomicOutputFile::Create(options.output);
+  if (!file.ok()) {
+    std::cerr << "error: " << file.status().message() << "\n";
+    return 1;
+  }
+  const int code = kubeon::kube::RunSnapshotCommand(listing, (*file)->stream(), std::cerr);
+  if (code != 0) return code;  // the temporary file is removed with `file`
+  if (kubeon::Status s = (*file)->Commit(); !s.ok()) {
+    std::cerr << "error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int Run(int argc, char** argv) {
   CLI::App app{
       "kubeon-gpu frees GPUs in Kubernetes clusters: it reads each GPU workload's measured peak memory and compute "
       "from DCGM history and proposes moving the workloads that fit in part of a GPU onto MIG slices or "
@@ -55,7 +99,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (plan->parsed()) return kubeon::cli::RunPlan(plan_args, std::cout, std::cerr);
-  if (snapshot->parsed()) return kubeon::kube::RunSnapshotCommand(snap, std::cout, std::cerr);
+  if (snapshot->parsed()) return RunSnapshot(snap);
   if (apply->parsed()) return kubeon::cli::RunApply(apply_args, std::cout, std::cerr);
   if (revert->parsed()) return kubeon::cli::RunRevert(revert_args, std::cout, std::cerr);
   if (changes->parsed()) return kubeon::cli::RunChanges(changes_args, std::cout, std::cerr);
@@ -64,4 +108,20 @@ int main(int argc, char** argv) {
   if (reject->parsed()) return kubeon::cli::RunReject(reject_args, std::cout, std::cerr);
   if (controller->parsed()) return kubeon::controller::RunController(controller_args, std::cerr);
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  kubeon::cli::TerminalStreamBuf terminal(std::cerr.rdbuf());
+  std::streambuf* const stderr_buf = std::cerr.rdbuf(&terminal);
+  int code = Run(argc, argv);
+  // A command that failed has printed its own error (a failed stdout write included).
+  if (kubeon::Status s = kubeon::cli::FlushStdout(); !s.ok() && code == 0) {
+    std::cerr << "error: " << s.message() << "\n";
+    code = 1;
+  }
+  terminal.Finish();
+  std::cerr.rdbuf(stderr_buf);
+  return code;
 }

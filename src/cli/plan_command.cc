@@ -1,14 +1,18 @@
 // See plan_command.h.
 #include "cli/plan_command.h"
 
-#include <chrono>
-#include <functional>
+#include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 
+#include "cli/output_file.h"
 #include "cli/report.h"
 #include "kube/snapshot.h"
 #include "metrics/history.h"
@@ -16,8 +20,10 @@
 #include "mig/catalog.h"
 #include "model/prices.h"
 #include "model/snapshot_json.h"
+#include "net/redact.h"
 #include "plan/planner.h"
 #include "policy/gpu_policy.h"
+#include "policy/policy_overlap.h"
 
 namespace kubeon::cli {
 namespace {
@@ -26,23 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// Writes atomically: a temp file beside the target, renamed over it.
-Status WriteFile(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Error(path + ": cannot write");
-    out << content;
-    out.flush();
-    if (!out) return Status::Error(path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::Error(path + ": cannot rename temporary file into place");
-  }
-  return Status::Ok();
 }
 
 std::string BadLinesSummary(const metrics::IngestStats& s) {
@@ -74,20 +63,68 @@ Result<model::Cluster> ReadLiveCluster(const PlanArgs& a, const std::function<vo
 
 }  // namespace
 
-bool ParseDurationHours(const std::string& text, double* hours) {
-  if (text.size() < 2) return false;
-  const char unit = text.back();
+namespace {
+
+// "24h" -> 24 (any size, but finite and >= 0); nullopt when not a duration.
+std::optional<double> DurationHours(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
   double n = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, n);
-  if (ec != std::errc() || ptr != text.data() + text.size() - 1 || !std::isfinite(n) || n < 0) return false;
-  switch (unit) {
-    case 's': *hours = n / 3600; return true;
-    case 'm': *hours = n / 60; return true;
-    case 'h': *hours = n; return true;
-    case 'd': *hours = n * 24; return true;
-    case 'w': *hours = n * 24 * 7; return true;
-    default: return false;
+  if (ec != std::errc() || ptr != text.data() + text.size() - 1 || !std::isfinite(n) || n < 0) return std::nullopt;
+  switch (text.back()) {
+    case 's': return n / 3600;
+    case 'm': return n / 60;
+    case 'h': return n;
+    case 'd': return n * 24;
+    case 'w': return n * 24 * 7;
+    default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+bool ParseDurationHours(const std::string& text, double* hours) {
+  std::optional<double> h = DurationHours(text);
+  if (!h || *h > kMaxDurationHours) return false;
+  *hours = *h;
+  return true;
+}
+
+Status ParseDurationFlag(const std::string& flag, const std::string& text, const std::string& examples,
+                         bool positive, double* hours) {
+  const std::string quoted = "\"" + text + "\"";
+  std::optional<double> h = DurationHours(text);
+  // "1e400d" overflows from_chars: too large, not malformed ("1e-400d" underflows: malformed).
+  double n = 0;
+  const char* end = text.data() + text.size() - (text.empty() ? 0 : 1);
+  const auto [ptr, ec] = std::from_chars(text.data(), end, n);
+  const bool overflow = !text.empty() && ec == std::errc::result_out_of_range && ptr == end &&
+                        text.find_first_of("-") == std::string::npos &&
+                        std::string_view("smhdw").find(text.back()) != std::string_view::npos;
+  if (overflow || (h && *h > kMaxDurationHours)) {
+    return Status::Error(flag + ": " + quoted + " is too large (max " + kMaxDurationText + ")");
+  }
+  if (!h) return Status::Error(flag + ": " + quoted + " is not a duration like " + examples);
+  if (positive && *h <= 0) return Status::Error(flag + ": " + quoted + " must be positive");
+  *hours = *h;
+  return Status::Ok();
+}
+
+CLI::Validator FiniteRange(double lo, double hi) {
+  char desc[64];
+  std::snprintf(desc, sizeof(desc), "FLOAT in [%g, %g]", lo, hi);
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double v = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v) || v < lo || v > hi) {
+          char range[64];
+          std::snprintf(range, sizeof(range), "%g and %g", lo, hi);
+          return "\"" + text + "\" is not a number between " + range;
+        }
+        return "";
+      },
+      desc);
 }
 
 CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
@@ -134,7 +171,7 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
   cmd->add_option("--output-file", a.output_file, "Write the report to this file (atomically) instead of stdout");
   cmd->add_option("--percentile", a.percentile,
                   "Quantile of compute samples taken as the compute peak (memory always uses the maximum)")
-      ->check(CLI::Range(0.5, 1.0));
+      ->check(FiniteRange(0.5, 1.0));
   cmd->add_option("--min-history", a.min_history,
                   "Workloads with less history than this are not candidates (e.g. 24h, 3d)");
   cmd->add_option("--operator-namespace", a.operator_namespace,
@@ -162,7 +199,7 @@ void AddLivePlanFlags(CLI::App* cmd, PlanArgs& a, const std::string& history_fla
   cmd->add_option("--prices", a.prices_file, "YAML map of instance type to USD per hour");
   cmd->add_option("--catalog", a.catalog_file, "MIG catalog JSON replacing the built-in one");
   cmd->add_option("--percentile", a.percentile, "Quantile of compute samples taken as the compute peak")
-      ->check(CLI::Range(0.5, 1.0));
+      ->check(FiniteRange(0.5, 1.0));
   cmd->add_option("--min-history", a.min_history, "Workloads with less history are not candidates");
   cmd->add_option("--operator-namespace", a.operator_namespace,
                   "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
@@ -171,7 +208,7 @@ void AddLivePlanFlags(CLI::App* cmd, PlanArgs& a, const std::string& history_fla
 Result<mig::MigCatalog> LoadCatalog(const std::string& path) {
   if (path.empty()) return mig::MigCatalog::Builtin();
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open MIG catalog");
+  if (!in) return Status::Error(path + ": cannot open MIG catalog: " + std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
   return mig::MigCatalog::Parse(buf.str(), path);
@@ -181,17 +218,17 @@ namespace {
 
 // The flag checks every planning command makes first (exit code 2).
 Status CheckPlanArgs(const PlanArgs& a, double* min_history_hours, double* lookback_hours) {
-  if (!ParseDurationHours(a.min_history, min_history_hours)) {
-    return Status::Error("--min-history: \"" + a.min_history + "\" is not a duration like 24h, 90m or 3d");
+  if (Status s = ParseDurationFlag("--min-history", a.min_history, "24h, 90m or 3d", false, min_history_hours);
+      !s.ok()) {
+    return s;
   }
   if (a.metrics_files.empty() == a.prometheus_url.empty()) {
     return Status::Error("give DCGM history as --metrics FILE... or --prometheus URL (exactly one)");
   }
-  if (!a.prometheus_url.empty() && (!ParseDurationHours(a.lookback, lookback_hours) || *lookback_hours <= 0)) {
-    return Status::Error("--lookback: \"" + a.lookback + "\" is not a duration like 14d, 36h or 2w");
-  }
-  if (!a.prometheus_url.empty() && *lookback_hours > static_cast<double>(metrics::kMaxLookback.count())) {
-    return Status::Error("--lookback: \"" + a.lookback + "\" is too large (max " + metrics::kMaxLookbackText + ")");
+  if (!a.prometheus_url.empty()) {
+    if (Status s = ParseDurationFlag("--lookback", a.lookback, "14d, 36h or 2w", true, lookback_hours); !s.ok()) {
+      return s;
+    }
   }
   if (a.cluster_file.empty() && !a.from_cluster) return Status::Error("give --cluster FILE or --from-cluster");
   return Status::Ok();
@@ -227,7 +264,7 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
     o.selector = a.prometheus_selector;
     o.lookback = std::chrono::milliseconds(static_cast<int64_t>(lookback_hours * 3.6e6));
     o.compute_percentile = a.percentile;
-    progress("reading DCGM history of the last " + a.lookback + " from " + a.prometheus_url + " ...");
+    progress("reading DCGM history of the last " + a.lookback + " from " + net::RedactUrl(a.prometheus_url) + " ...");
     Result<metrics::History> h = metrics::ReadPrometheusHistory(o, progress);
     if (!h.ok()) return h.status();
     history = std::move(h.value());
@@ -275,6 +312,15 @@ std::vector<plan::Plan> PlanEach(
     plans.push_back(plan::MakePlan(in.cluster, in.history, p, in.catalog, options));
     if (in.history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(in.history.stats));
     for (const std::string& w : metrics::HistoryWarnings(in.history)) plans.back().warnings.push_back("history: " + w);
+    if (policy::SelectedGpuNodes(in.cluster, p) == 0) {
+      std::string selector;
+      for (const auto& [k, v] : p.node_selector) selector += (selector.empty() ? "" : ", ") + k + "=" + v;
+      const std::string w = "policy \"" + p.name + "\" selects none of the cluster's " +
+                            std::to_string(policy::GpuNodes(in.cluster)) + " GPU nodes" +
+                            (selector.empty() ? "" : " (nodeSelector " + selector + ")") + ": nothing to plan";
+      progress("warning: " + w);
+      plans.back().warnings.push_back(w);
+    }
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
     progress("planned policy " + p.name + " in " + secs);
@@ -301,7 +347,30 @@ Result<PlannedCluster> BuildPlans(const PlanArgs& a, const ProgressFn& progress,
   }
   Result<PlanInputs> in = ReadPlanInputs(a, std::move(catalog.value()), progress, exit_code);
   if (!in.ok()) return in.status();
+  // A GPU node belongs to one policy only (policy_overlap.h): two planned
+  // policies sharing nodes would give them conflicting layouts.
+  std::map<std::string, std::vector<std::string>> overlap_warnings;  // planned policy -> warnings
+  for (const policy::PolicyOverlap& o : policy::FindOverlaps(in->cluster, *policies)) {
+    const bool first = a.policy_name.empty() || o.first->name == a.policy_name;
+    const bool second = a.policy_name.empty() || o.second->name == a.policy_name;
+    const std::string both = "policies \"" + o.first->name + "\" (line " + std::to_string(o.first->line) + ") and \"" +
+                             o.second->name + "\" (line " + std::to_string(o.second->line) + ") both select " +
+                             policy::DescribeNodes(o.nodes) + ": a GPU node belongs to one policy only";
+    if (first && second) {
+      *exit_code = 1;
+      return Status::Error(a.policy_file + ": " + both +
+                           "; make their nodeSelectors disjoint, or plan one of them with --policy-name");
+    }
+    if (first || second) {
+      const std::string w = both + " (the controller plans neither until their nodeSelectors are disjoint)";
+      progress("warning: " + w);
+      overlap_warnings[first ? o.first->name : o.second->name].push_back(w);
+    }
+  }
   result.plans = PlanEach(*in, result.policies, progress);
+  for (plan::Plan& p : result.plans) {
+    for (std::string& w : overlap_warnings[p.policy_name]) p.warnings.push_back(std::move(w));
+  }
   result.cluster = std::move(in->cluster);
   return result;
 }
@@ -319,16 +388,14 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   const std::vector<plan::Plan>& plans = planned->plans;
   std::string report = a.output == "json" ? RenderJson(plans) : a.output == "yaml" ? RenderYaml(plans) : RenderTable(plans);
-  if (!a.output_file.empty()) {
-    Status s = WriteFile(a.output_file, report);
-    if (!s.ok()) {
-      err << "error: " << s.message() << "\n";
-      return 1;
-    }
-    progress("wrote " + a.output_file);
-  } else {
-    out << report;
+  // The report names cluster objects: the file is created 0600 (output_file.h).
+  Status written = a.output_file.empty() ? WriteToStream(out, report, "stdout")
+                                         : WriteFileAtomically(a.output_file, report);
+  if (!written.ok()) {
+    err << "error: " << written.message() << "\n";
+    return 1;
   }
+  if (!a.output_file.empty()) progress("wrote " + a.output_file);
   char secs[32];
   std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t0));
   progress(std::string("done in ") + secs);

@@ -89,7 +89,8 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& args, mig::MigCatalog catalog,
 
 // Plans each policy on inputs (in order); `excluded(policy)` when set names
 // the workloads that policy's plan must leave alone (PlannerOptions::
-// excluded_workloads).  Warns in each plan about skipped history lines.
+// excluded_workloads).  Warns in each plan (and through `progress`) about
+// skipped history lines and when the policy selects no GPU node.
 std::vector<plan::Plan> PlanEach(
     const PlanInputs& inputs, const std::vector<policy::GpuPolicy>& policies, const ProgressFn& progress,
     const std::function<std::map<model::WorkloadRef, std::string>(const policy::GpuPolicy&)>& excluded = {});
@@ -97,13 +98,35 @@ std::vector<plan::Plan> PlanEach(
 // Reads every input `plan` reads (policy, catalog, prices, cluster, history)
 // and plans each selected policy: LoadCatalog, the policy file, ReadPlanInputs,
 // PlanEach.  On error *exit_code is 2 for a usage error (bad flag values), 1
-// otherwise.  Shared by `plan` and `apply`.
+// otherwise.  Shared by `plan` and `apply`.  Two policies of the file that
+// select a common GPU node (policy_overlap.h) are an error when both are
+// planned, and a warning in the plan of the one planned (--policy-name).
 Result<PlannedCluster> BuildPlans(const PlanArgs& args, const ProgressFn& progress, int* exit_code);
 
 // Runs it.  Returns the process exit code.
 int RunPlan(const PlanArgs& args, std::ostream& out, std::ostream& err);
 
-// "24h", "90m", "3d", "1w", "3600s" -> hours.  False on anything else.
+// The longest duration a flag takes (--min-history, --lookback, --ttl,
+// --resync): 10 years.  Longer values are typos, and would overflow the
+// millisecond and second counts they are converted to.
+inline constexpr double kMaxDurationHours = 3650 * 24;
+inline constexpr const char* kMaxDurationText = "3650d";
+
+// "24h", "90m", "3d", "1w", "3600s" -> hours (a finite number >= 0 and at most
+// kMaxDurationHours).  False on anything else: other units, signs, nan, inf,
+// and durations over the maximum.
 bool ParseDurationHours(const std::string& text, double* hours);
+
+// ParseDurationHours for flag `flag`, with the error naming the flag:
+//   --lookback: "99999999999d" is too large (max 3650d)
+//   --lookback: "a fortnight" is not a duration like 14d, 36h or 2w
+//   --lookback: "0s" must be positive            (when positive is set)
+// `examples` completes "is not a duration like ...".
+Status ParseDurationFlag(const std::string& flag, const std::string& text, const std::string& examples,
+                         bool positive, double* hours);
+
+// A CLI11 check for floating-point flags: the value is a finite number
+// (not nan, inf or out of double's range) in [lo, hi].
+CLI::Validator FiniteRange(double lo, double hi);
 
 }  // namespace kubeon::cli

@@ -3,6 +3,8 @@
 // error naming the file (and line), a non-zero exit, and nothing on stdout.
 #include "cli/plan_command.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -142,6 +144,9 @@ TEST(PlanCommand, BadInputsFailWithoutOutput) {
   a.cluster_file = "/nonexistent.json";
   cases.push_back({"cluster missing", a, "/nonexistent.json"});
   a = Args();
+  a.catalog_file = "/nonexistent-catalog.json";
+  cases.push_back({"catalog missing", a, "/nonexistent-catalog.json: cannot open MIG catalog: No such file or directory"});
+  a = Args();
   a.metrics_files = {TempFile("empty.om", "# EOF\n")};
   cases.push_back({"empty history", a, "empty.om"});
   a = Args();
@@ -210,6 +215,83 @@ TEST(PlanCommand, OutputFileWrittenAtomically) {
   EXPECT_EQ(s.str(), s2.str());
 }
 
+TEST(PlanCommand, OutputWriteFailuresExitNonZeroWithTheReason) {
+  for (const char* format : {"table", "json", "yaml"}) {
+    PlanArgs a = Args();
+    a.output = format;
+    std::ofstream full("/dev/full", std::ios::binary);
+    if (!full) GTEST_SKIP() << "no /dev/full";
+    std::ostringstream err;
+    EXPECT_EQ(RunPlan(a, full, err), 1) << format;
+    EXPECT_EQ(err.str(), "error: stdout: No space left on device\n") << format;
+  }
+  PlanArgs a = Args();
+  a.output_file = std::string(::testing::TempDir()) + "no-such-dir/plan.json";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunPlan(a, out, err), 1);
+  EXPECT_EQ(err.str(), "error: " + a.output_file + ": cannot write: No such file or directory\n");
+}
+
+TEST(PlanCommand, OutputFileIsOwnerOnly) {
+  PlanArgs a = Args();
+  a.output_file = std::string(::testing::TempDir()) + "plan-mode.txt";
+  std::remove(a.output_file.c_str());
+  const mode_t saved = umask(022);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunPlan(a, out, err), 0) << err.str();
+  umask(saved);
+  struct stat st {};
+  ASSERT_EQ(stat(a.output_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+// Two policies whose nodeSelectors both pick a100-1 and a100-2 of testdata/small.
+const char* kOverlapping =
+    "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: all}\nspec: {kind: Sharing}\n"
+    "---\n"
+    "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: a100}\n"
+    "spec:\n  kind: Sharing\n  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB}\n";
+
+TEST(PlanCommand, OverlappingPoliciesAreAnErrorWhenBothArePlanned) {
+  PlanArgs a = Args();
+  a.policy_file = TempFile("overlap.yaml", kOverlapping);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunPlan(a, out, err), 1);
+  EXPECT_TRUE(out.str().empty());
+  EXPECT_EQ(err.str(), "error: " + a.policy_file +
+                           ": policies \"all\" (line 1) and \"a100\" (line 6) both select 2 GPU nodes (a100-1 and "
+                           "a100-2): a GPU node belongs to one policy only; make their nodeSelectors disjoint, or plan "
+                           "one of them with --policy-name\n");
+}
+
+TEST(PlanCommand, OverlappingPolicyPlannedAloneGetsAWarning) {
+  PlanArgs a = Args();
+  a.policy_file = TempFile("overlap.yaml", kOverlapping);
+  a.policy_name = "a100";
+  a.output = "json";
+  a.quiet = false;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0) << err.str();
+  const auto j = nlohmann::json::parse(out.str());
+  const std::string want = "policies \"all\" (line 1) and \"a100\" (line 6) both select 2 GPU nodes (a100-1 and a100-2)";
+  ASSERT_FALSE(j["warnings"].empty());
+  EXPECT_NE(j["warnings"].back().get<std::string>().find(want), std::string::npos) << j["warnings"];
+  EXPECT_NE(err.str().find("warning: " + want), std::string::npos) << err.str();
+}
+
+TEST(PlanCommand, NodeSelectorSelectingNothingGetsAWarning) {
+  PlanArgs a = Args();
+  a.policy_file = TempFile("nothing.yaml",
+                           "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: typo}\n"
+                           "spec:\n  kind: Sharing\n  nodeSelector: {pool: infrence}\n");
+  a.output = "json";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunPlan(a, out, err), 0) << err.str();
+  const auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["warnings"], nlohmann::json::array({"policy \"typo\" selects none of the cluster's 2 GPU nodes "
+                                                  "(nodeSelector pool=infrence): nothing to plan"}));
+}
+
 TEST(PlanCommand, Durations) {
   double h = 0;
   EXPECT_TRUE(ParseDurationHours("24h", &h));
@@ -221,8 +303,57 @@ TEST(PlanCommand, Durations) {
   EXPECT_FALSE(ParseDurationHours("3", &h));
   EXPECT_FALSE(ParseDurationHours("h", &h));
   EXPECT_FALSE(ParseDurationHours("-1h", &h));
-  EXPECT_FALSE(ParseDurationHours("infd", &h));
-  EXPECT_FALSE(ParseDurationHours("nanh", &h));
+  for (const char* bad : {"nanh", "infd", "-infd", "NaNs", "1e400d", "99999999999d", "+5h", "0x10h"}) {
+    EXPECT_FALSE(ParseDurationHours(bad, &h)) << bad;
+  }
+  EXPECT_TRUE(ParseDurationHours("3650d", &h));
+  EXPECT_DOUBLE_EQ(h, kMaxDurationHours);
+  EXPECT_FALSE(ParseDurationHours("3651d", &h));
+}
+
+TEST(PlanCommand, DurationFlagErrorsSayWhatIsWrong) {
+  double h = 0;
+  auto message = [&](const std::string& text, bool positive) {
+    return ParseDurationFlag("--lookback", text, "14d, 36h or 2w", positive, &h).message();
+  };
+  EXPECT_EQ(message("99999999999d", true), "--lookback: \"99999999999d\" is too large (max 3650d)");
+  EXPECT_EQ(message("1e400d", true), "--lookback: \"1e400d\" is too large (max 3650d)");
+  EXPECT_EQ(message("nand", true), "--lookback: \"nand\" is not a duration like 14d, 36h or 2w");
+  EXPECT_EQ(message("1e-400d", true), "--lookback: \"1e-400d\" is not a duration like 14d, 36h or 2w");
+  EXPECT_EQ(message("0s", true), "--lookback: \"0s\" must be positive");
+  EXPECT_EQ(message("0s", false), "");
+  EXPECT_EQ(message("2w", true), "");
+  EXPECT_DOUBLE_EQ(h, 336);
+  for (const std::string flag : {"--min-history", "--lookback"}) {
+    PlanArgs a = Args();
+    if (flag == "--lookback") {
+      a.metrics_files.clear();
+      a.prometheus_url = "http://127.0.0.1:1";
+      a.lookback = "99999999999d";
+    } else {
+      a.min_history = "99999999999d";
+    }
+    std::ostringstream out, err;
+    EXPECT_EQ(RunPlan(a, out, err), 2) << flag;
+    EXPECT_EQ(err.str(), "error: " + flag + ": \"99999999999d\" is too large (max 3650d)\n");
+  }
+}
+
+TEST(PlanCommand, PercentileMustBeAFiniteNumberInRange) {
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "1e400", "0.4", "1.01", "0.9x"}) {
+    CLI::App app;
+    PlanArgs a;
+    AddPlanCommand(app, a);
+    EXPECT_THROW(
+        app.parse(std::string("kubeon-gpu plan --cluster c.json --policy p.yaml --metrics h.om --percentile ") + bad, true),
+        CLI::ValidationError)
+        << bad;
+  }
+  CLI::App app;
+  PlanArgs a;
+  AddPlanCommand(app, a);
+  app.parse("kubeon-gpu plan --cluster c.json --policy p.yaml --metrics h.om --percentile 0.95", true);
+  EXPECT_DOUBLE_EQ(a.percentile, 0.95);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/json_writer.h"
+#include "cli/terminal_text.h"
 #include "plan/schedule_json.h"
 #include "plan/sizing.h"
 
@@ -108,6 +109,16 @@ std::string Layout(const plan::NodePlan& n) {
 
 void EmitYaml(const json& j, int indent, std::ostringstream& out, bool in_list);
 
+// True when `s` holds what YAML does not allow in a plain or literal block
+// scalar: a control character other than '\n' (C0, DEL, C1) or invalid UTF-8.
+bool HasControl(const std::string& s) { return EscapeControl(s, /*keep_newlines=*/true) != s; }
+
+// `s` double-quoted with JSON's escapes, which YAML reads the same way; with
+// controls, ASCII only (\uXXXX) and invalid UTF-8 as U+FFFD.
+std::string Quoted(const std::string& s) {
+  return json(s).dump(-1, ' ', /*ensure_ascii=*/HasControl(s), json::error_handler_t::replace);
+}
+
 bool NeedsQuotes(const std::string& s) {
   if (s.empty()) return true;
   static const char* kSpecial[] = {"true", "false", "yes", "no", "on", "off", "null", "~", "True", "False", "Null",
@@ -117,6 +128,7 @@ bool NeedsQuotes(const std::string& s) {
   }
   if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.') return true;
   if (s.front() == ' ' || s.back() == ' ') return true;
+  if (HasControl(s)) return true;
   for (char c : s) {
     if (c == ':' || c == '#' || c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == '&' || c == '*' ||
         c == '!' || c == '|' || c == '>' || c == '\'' || c == '"' || c == '%' || c == '@' || c == '`' || c == '\t') {
@@ -129,7 +141,7 @@ bool NeedsQuotes(const std::string& s) {
 std::string Scalar(const json& j) {
   if (j.is_string()) {
     const std::string s = j.get<std::string>();
-    return NeedsQuotes(s) ? json(s).dump() : s;
+    return NeedsQuotes(s) ? Quoted(s) : s;
   }
   if (j.is_null()) return "null";
   return j.dump();
@@ -140,10 +152,10 @@ void EmitYaml(const json& j, int indent, std::ostringstream& out, bool in_list) 
   if (j.is_object()) {
     bool first = true;
     for (const auto& [k, v] : j.items()) {
-      const std::string key = NeedsQuotes(k) ? json(k).dump() : k;
+      const std::string key = NeedsQuotes(k) ? Quoted(k) : k;
       out << (first && in_list ? "" : pad) << key << ":";
       first = false;
-      if (v.is_string() && v.get<std::string>().find('\n') != std::string::npos) {
+      if (v.is_string() && v.get<std::string>().find('\n') != std::string::npos && !HasControl(v.get<std::string>())) {
         out << " |\n";
         std::istringstream lines(v.get<std::string>());
         std::string line;
@@ -192,7 +204,14 @@ std::string Money(double usd) {
   return "$" + grouped + s.substr(dot);
 }
 
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
+std::string Table(const std::vector<std::vector<std::string>>& raw_rows) {
+  // Cells come from the cluster (names, labels, reasons): escaped before measuring.
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(raw_rows.size());
+  for (const auto& r : raw_rows) {
+    std::vector<std::string>& cells = rows.emplace_back();
+    for (const auto& c : r) cells.push_back(EscapeControl(c));
+  }
   std::vector<size_t> width;
   for (const auto& r : rows) {
     for (size_t i = 0; i < r.size(); ++i) {
@@ -532,7 +551,7 @@ std::string RenderTable(const std::vector<plan::Plan>& plans) {
     if (p.policy_mode == "Proposal") out << "Proposal only: nothing was changed in the cluster.\n";
     if (&p != &plans.back()) out << "\n";
   }
-  return out.str();
+  return EscapeControl(out.str(), /*keep_newlines=*/true);
 }
 
 }  // namespace kubeon::cli

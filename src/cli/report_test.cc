@@ -48,6 +48,48 @@ TEST(Report, YamlRoundTrip) {
   EXPECT_EQ(n["q"]["nested"]["deep"].as<std::string>(), "yes");
 }
 
+TEST(Report, YamlQuotesControlCharactersAndInvalidUtf8) {
+  const nlohmann::json j = {{"esc", "\x1b[31mred"}, {"multi", "a\x1b\nb\n"}, {"bad", "line \xff\xfe"},
+                            {"k\x07ey", "v"}, {"del", "x\x7f"}};
+  const std::string yaml = JsonToYaml(j);
+  for (char c : yaml) EXPECT_TRUE(c == '\n' || (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f)) << int(c);
+  YAML::Node n = YAML::Load(yaml);
+  EXPECT_EQ(n["esc"].as<std::string>(), "\x1b[31mred");
+  EXPECT_EQ(n["multi"].as<std::string>(), "a\x1b\nb\n");
+  EXPECT_EQ(n["bad"].as<std::string>(), "line \xef\xbf\xbd\xef\xbf\xbd");  // U+FFFD each
+  EXPECT_EQ(n["k\x07ey"].as<std::string>(), "v");
+  EXPECT_EQ(n["del"].as<std::string>(), "x\x7f");
+}
+
+TEST(Report, TableEscapesControlCharactersFromTheCluster) {
+  plan::Plan p;
+  p.policy_name = "pol\x1b]0;title\x07";
+  p.policy_mode = "Proposal";
+  plan::NodePlan n;
+  n.name = "node\x1b[2J";
+  n.gpu_model = "A100-40GB";
+  n.method = "mig";
+  n.labels = {{"team", "a\rb"}};
+  p.nodes.push_back(n);
+  p.warnings.push_back("pod \x9b" "31m");
+  const std::string table = RenderTable({p});
+  EXPECT_EQ(table.find('\x1b'), std::string::npos);
+  EXPECT_EQ(table.find('\r'), std::string::npos);
+  EXPECT_NE(table.find("Policy pol\\x1b]0;title\\x07"), std::string::npos) << table;
+  EXPECT_NE(table.find("node\\x1b[2J"), std::string::npos) << table;
+  EXPECT_NE(table.find("team=a\\x0db"), std::string::npos) << table;
+  EXPECT_NE(table.find("warning: pod \\x9b31m"), std::string::npos) << table;
+}
+
+TEST(Report, JsonReplacesInvalidUtf8) {
+  plan::Plan p;
+  p.policy_name = "pol";
+  p.warnings.push_back("history: line 3: \xff\xfe");
+  const std::string text = RenderJson({p});
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["warnings"][0], "history: line 3: \xef\xbf\xbd\xef\xbf\xbd");
+}
+
 TEST(Report, TableShowsNodesWorkloadsAndTotals) {
   plan::Plan p;
   p.policy_name = "pol";

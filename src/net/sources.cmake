@@ -1,4 +1,6 @@
-# kubeon_net: the libcurl easy-handle plumbing shared by the HTTP clients of
+# kubeon_net: text made safe to print (printable.h: control characters; redact.h:
+# URL passwords), used by everything that prints cluster or file text, and
+# the libcurl easy-handle plumbing shared by the HTTP clients of
 # kubeon_kube (Kubernetes API) and kubeon_metrics (Prometheus).
 #
 # curl_easy_test serves plain HTTP in-process with cpp-httplib (Debian builds
@@ -6,9 +8,9 @@
 # directory (cmake_language(DEFER)), once the test target exists, so the
 # production library does not carry it.
 find_package(CURL REQUIRED)
-set(AREA_SOURCES curl_easy.cc)
+set(AREA_SOURCES curl_easy.cc redact.cc printable.cc)
 set(AREA_DEPS CURL::libcurl)
-set(AREA_TESTS curl_easy_test.cc)
+set(AREA_TESTS curl_easy_test.cc redact_test.cc printable_test.cc)
 
 if(KUBEON_TESTS)
   cmake_language(DEFER CALL target_link_libraries curl_easy_test PRIVATE

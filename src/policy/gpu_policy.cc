@@ -8,11 +8,13 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "net/printable.h"
 #include "policy/suggest.h"
 #include "policy/yaml_documents.h"
 
@@ -135,11 +137,35 @@ bool IsPercent(std::string_view s) {
   return c.Take('%') && c.done();
 }
 
-// [-+]?[0-9]+
+// -?(0|[1-9][0-9]*): the only integers that YAML 1.1 (kubectl), YAML 1.2
+// (yaml-cpp) and JSON read alike.  Not "010" (octal 8 for kubectl), "+5",
+// "1_000", "0x10" or "0b10".
 bool IsDecimal(std::string_view s) {
   Cursor c(s);
-  c.TakeAny("+-");
-  return c.TakeRun(kDigits) > 0 && c.done();
+  c.Take('-');
+  if (c.Take('0')) return c.done();
+  return c.TakeAny("123456789") && (c.TakeRun(kDigits), c.done());
+}
+
+// Why an integer that YAML 1.1 accepts is not IsDecimal, for the error.
+std::string NonDecimalHint(std::string_view s) {
+  std::string_view digits = s;
+  if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+  if (s.front() == '+') return " (write it without the sign)";
+  if (digits.find('_') != std::string_view::npos) return " (write it without '_')";
+  if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of("01234567") == std::string_view::npos) {
+    return " (kubectl reads a leading 0 as octal: " + std::to_string(std::strtoll(std::string(digits).c_str(), nullptr, 8)) +
+           "; write it without the leading 0)";
+  }
+  return " (write it in decimal digits)";
+}
+
+// The booleans every YAML version and JSON read alike.
+bool IsPlainBool(std::string_view s) {
+  for (std::string_view b : {"true", "false", "True", "False", "TRUE", "FALSE"}) {
+    if (s == b) return true;
+  }
+  return false;
 }
 
 ScalarType ResolvePlain(const std::string& s) {
@@ -262,8 +288,9 @@ class DocumentValidator {
  private:
   void Error(int line, const std::string& path, const std::string& problem) {
     ++errors_;
-    problems_->push_back({line, file_ + ":" + std::to_string(line) + ": policy " +
-                                    Quote(display_name_) + ": " + path + ": " + problem});
+    // Names, keys and values are the file's: escaped, so each problem stays one line.
+    problems_->push_back({line, net::EscapeControl(file_ + ":" + std::to_string(line) + ": policy " +
+                                                   Quote(display_name_) + ": " + path + ": " + problem)});
   }
 
   // The entries of `map` by key; reports non-string, unknown and duplicate
@@ -626,12 +653,11 @@ void DocumentValidator::CheckIntRange(const Entry& e, const std::string& path, i
   }
   const std::string& s = e.value.Scalar();
   if (!IsDecimal(s)) {
-    Error(e.line, path, "must be a decimal integer in " + range + ", got " + s);
+    Error(e.line, path, "must be a decimal integer in " + range + ", got " + s + NonDecimalHint(s));
     return;
   }
   long long n = 0;
-  const char* begin = s.data() + (s.front() == '+' ? 1 : 0);
-  const auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), n);
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec != std::errc() || ptr != s.data() + s.size() || n < lo || n > hi) {
     Error(e.line, path, "must be in " + range + ", got " + s);
     return;
@@ -644,6 +670,12 @@ void DocumentValidator::CheckBool(const Entry& e, const std::string& path, bool*
     std::string got = TypeName(e.value);
     if (e.value.IsScalar()) got += " " + Quote(e.value.Scalar());
     Error(e.line, path, "must be true or false, got " + got);
+    return;
+  }
+  if (e.value.Tag() == "?" && !IsPlainBool(e.value.Scalar())) {
+    Error(e.line, path,
+          "must be true or false, got " + e.value.Scalar() +
+              " (a YAML 1.1 boolean that other YAML readers take as a string; write true or false)");
     return;
   }
   *out = e.value.as<bool>();

@@ -30,6 +30,11 @@
 // line.  YAML syntax errors stop parsing and are reported alone.  An explicit null value (`mode:`) counts as absent.  A plain YAML
 // scalar that resolves to a number, boolean or null (YAML 1.1 rules, as
 // kubectl reads them: 20, 0.2, true, yes, off) is not a string; quote it.
+// Integer fields take only what YAML 1.1 (kubectl), YAML 1.2 (yaml-cpp) and
+// JSON read alike: -?(0|[1-9][0-9]*); `010` (octal 8 for kubectl), `0x10`,
+// `1_000` and `+5` are errors, and sexagesimal `1:30` is a string.  Boolean
+// fields take only true/false (also True, TRUE, ...); yes/no/on/off/y/n are
+// errors.
 // Empty documents are skipped; a file without any policy is an error.
 //
 // Invariants of a parsed GpuPolicy: every field holds a validated value or

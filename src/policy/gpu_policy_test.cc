@@ -216,6 +216,9 @@ TEST(ParsePolicies, DisruptionMaxNodesAndGitOps) {
   EXPECT_EQ(set.max_nodes_per_pool, 100);
   EXPECT_TRUE(set.patch_gitops_owners);
   EXPECT_FALSE(ParseOne(Doc("  disruption: {patchGitOpsOwners: false}\n")).patch_gitops_owners);
+  EXPECT_TRUE(ParseOne(Doc("  disruption: {patchGitOpsOwners: TRUE}\n")).patch_gitops_owners);
+  EXPECT_TRUE(ParseOne(Doc("  disruption: {patchGitOpsOwners: !!bool yes}\n")).patch_gitops_owners);
+  EXPECT_EQ(ParseOne(Doc("  disruption: {maxNodesPerPool: 10}\n")).max_nodes_per_pool, 10);
 }
 
 TEST(PolicyErrors, DisruptionMaxNodesAndGitOps) {
@@ -232,6 +235,9 @@ TEST(PolicyErrors, DisruptionMaxNodesAndGitOps) {
       {"patchGitOpsOwners", "\"true\"", "must be true or false, got a string \"true\""},
       {"patchGitOpsOwners", "1", "must be true or false, got an integer \"1\""},
       {"patchGitOpsOwners", "[true]", "must be true or false, got a list"},
+      {"patchGitOpsOwners", "yes", "must be true or false, got yes (a YAML 1.1 boolean"},
+      {"patchGitOpsOwners", "off", "must be true or false, got off (a YAML 1.1 boolean"},
+      {"patchGitOpsOwners", "Y", "must be true or false, got Y (a YAML 1.1 boolean"},
   };
   for (const Case& c : cases) {
     const auto lines =
@@ -489,6 +495,14 @@ TEST(PolicyErrors, MaxReplicas) {
       {"4.5", "must be an integer in 1..64, got a number \"4.5\""},
       {"four", "must be an integer in 1..64, got a string \"four\""},
       {"0x10", "must be a decimal integer in 1..64, got 0x10"},
+      {"010", "must be a decimal integer in 1..64, got 010 (kubectl reads a leading 0 as octal: 8; write it without the leading 0)"},
+      {"08", "must be an integer in 1..64, got a number \"08\""},
+      {"+5", "must be a decimal integer in 1..64, got +5 (write it without the sign)"},
+      {"1_0", "must be a decimal integer in 1..64, got 1_0 (write it without '_')"},
+      {"0b11", "must be a decimal integer in 1..64, got 0b11 (write it in decimal digits)"},
+      {"0o10", "must be an integer in 1..64, got a string \"0o10\""},
+      {"1:30", "must be an integer in 1..64, got a string \"1:30\""},
+      {"-0", "must be in 1..64, got -0"},
       {"true", "got a boolean"},
   };
   for (const Case& c : cases) {
@@ -687,6 +701,25 @@ TEST(PolicyErrors, MangledFilesNeverThrowAndAlwaysNameTheFile) {
     }
   }
   EXPECT_GT(rejected, 1000);
+}
+
+// Fuzz finding F3: names, keys and yaml-cpp's messages quote control
+// characters; every problem must stay one line without escapes.
+TEST(PolicyErrors, ControlCharactersInNamesKeysAndSyntaxErrorsAreEscaped) {
+  Result<std::vector<GpuPolicy>> r = Parse(
+      "apiVersion: gpu.kubeon.io/v1\nkind: GpuPolicy\nmetadata: {name: \"evil\\nname\\e[31m\"}\n"
+      "spec: {kind: Sharing, \"x\\ry\": 1}\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "test.yaml:3: policy \"evil\\x0aname\\x1b[31m\": metadata.name: \"evil\\x0aname\\x1b[31m\" is not a valid "
+            "name (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 "
+            "characters)\n"
+            "test.yaml:4: policy \"evil\\x0aname\\x1b[31m\": spec.x\\x0dy: unknown field \"x\\x0dy\"");
+  Result<std::vector<GpuPolicy>> syntax = Parse(std::string("+\x01\xfc\xff\0\n.I", 8));
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.status().message().find('\n'), std::string::npos) << syntax.status().message();
+  EXPECT_NE(syntax.status().message().find("YAML syntax error"), std::string::npos) << syntax.status().message();
+  for (unsigned char c : syntax.status().message()) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << int(c);
 }
 
 // ---- Helpers ----

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "net/printable.h"
+
 namespace kubeon::policy {
 namespace {
 
@@ -57,7 +59,7 @@ Status SyntaxError(std::string_view file, const YAML::Mark& mark, const std::str
   } else {
     where += ": YAML syntax error";
   }
-  return Status::Error(where + ": " + what);
+  return Status::Error(net::EscapeControl(where + ": " + what));  // yaml-cpp quotes the offending byte raw
 }
 
 // The pass that must terminate before LoadAll may run.

@@ -3,7 +3,7 @@
 // 40,000 pods in 1,000 Deployments; override with the environment variables
 // KUBEON_SNAPSHOT_BENCH_NODES and KUBEON_SNAPSHOT_BENCH_PODS).
 //
-//   BM_SnapshotKubeon   FetchSnapshot + FormatSnapshot + atomic file write
+//   BM_SnapshotKubeon   FetchSnapshotText + FormatSnapshotText + atomic file write
 //                       (what `kubeon-gpu snapshot -o FILE` does)
 //   BM_SnapshotKubectl  kubectl get nodes,pods,poddisruptionbudgets,
 //                       deployments,statefulsets,replicasets -A -o json > FILE
@@ -78,13 +78,16 @@ void BM_SnapshotKubeon(benchmark::State& state) {
   for (auto _ : state) {
     auto client = kubeon::kube::KubeClient::Connect(*config);
     if (!client.ok()) return state.SkipWithError(client.status().message().c_str());
-    auto snapshot = kubeon::kube::FetchSnapshot(**client);
+    size_t listed = 0;
+    auto snapshot = kubeon::kube::FetchSnapshotText(**client, [&](const kubeon::kube::SnapshotProgress& p) {
+      if (p.done) listed += p.items;
+    });
     if (!snapshot.ok()) return state.SkipWithError(snapshot.status().message().c_str());
-    const std::string text = kubeon::kube::FormatSnapshot(*snapshot);
+    const std::string text = kubeon::kube::FormatSnapshotText(*snapshot);
     kubeon::Status s = kubeon::kube::WriteFileAtomically(out, text);
     if (!s.ok()) return state.SkipWithError(s.message().c_str());
     requests = static_cast<double>((*client)->requests());
-    items = static_cast<double>((*snapshot)["items"].size());
+    items = static_cast<double>(listed);
     bytes = static_cast<double>(text.size());
   }
   state.counters["requests"] = requests;

@@ -51,14 +51,11 @@ Result<model::Cluster> ReadLiveCluster(const PlanArgs& a, const std::function<vo
   Result<std::unique_ptr<kube::KubeClient>> client = kube::ConnectWithOptions(o);
   if (!client.ok()) return client.status();
   progress("listing the cluster through the Kubernetes API ...");
-  Result<nlohmann::json> snapshot = kube::FetchSnapshot(**client, nullptr, 500, a.operator_namespace);
-  if (!snapshot.ok()) return snapshot.status();
-  // Compact text (not FormatSnapshot's indented form, whose size grows with
-  // the nesting depth): the parser needs no layout.
-  const std::string text =
-      snapshot->dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
-  nlohmann::json().swap(*snapshot);  // free the tree before the Cluster is built
-  return model::ParseClusterJson(text, "the cluster");
+  // The items' text as served, compact: no tree and no re-serialisation on
+  // the way to the parser.
+  Result<std::string> text = kube::FetchSnapshotText(**client, nullptr, 500, a.operator_namespace);
+  if (!text.ok()) return text.status();
+  return model::ParseClusterJson(*text, "the cluster");
 }
 
 }  // namespace

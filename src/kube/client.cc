@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "kube/curl_transport.h"
@@ -80,6 +81,34 @@ std::string OneLine(std::string s, size_t max) {
   return s;
 }
 
+// object[key] when it is a string (an integer for IntField), else the
+// fallback: fields of the wrong type in an answer never throw.
+std::string StringField(const json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+int64_t IntField(const json& object, const char* key) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+std::string NestingMessage(size_t max_depth) {
+  return "the object is nested deeper than " + std::to_string(max_depth) + " levels";
+}
+
+// Server text (Status.message, names) may hold line breaks, escape
+// sequences or NULs: every control character becomes a space, so an error
+// stays one line and cannot drive the terminal.
+std::string OneLineControls(std::string s) {
+  for (char& c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = ' ';
+  }
+  return s;
+}
+
 bool IsSuccess(int status) { return status >= 200 && status < 300; }
 
 bool RetryableStatus(int status, bool retry_429) {
@@ -137,6 +166,7 @@ std::string ReasonFor(TransportErrorKind kind) {
     case TransportErrorKind::kTimeout: return "Timeout";
     case TransportErrorKind::kTls: return "TLSError";
     case TransportErrorKind::kCancelled: return "Cancelled";
+    case TransportErrorKind::kTooLarge: return "ResponseTooLarge";
     case TransportErrorKind::kOther: return "RequestFailed";
   }
   return "RequestFailed";
@@ -188,14 +218,17 @@ std::string ApiError::ToString() const {
   if (!name.empty()) target += " \"" + name + "\"";
   std::string scope = namespace_.empty() ? "" : " in namespace " + namespace_;
   std::string tries = attempts > 1 ? " (after " + std::to_string(attempts) + " attempts)" : "";
-  if (http_status == 401) return "unauthorized: " + verb + " " + target + ": check credentials" + tries;
+  if (http_status == 401) {
+    return OneLineControls("unauthorized: " + verb + " " + target + ": check credentials" + tries);
+  }
   if (http_status == 403) {
     std::string where = namespace_.empty() ? " at cluster scope" : scope;
-    return "forbidden: cannot " + verb + " " + target + where + (message.empty() ? "" : ": " + message);
+    return OneLineControls("forbidden: cannot " + verb + " " + target + where +
+                           (message.empty() ? "" : ": " + message));
   }
   std::string out = verb + " " + target + scope + ": ";
   if (http_status != 0) out += std::to_string(http_status) + " " + reason + ": ";
-  return out + message + tries;
+  return OneLineControls(out + message + tries);
 }
 
 struct KubeClient::Call {
@@ -216,7 +249,7 @@ struct KubeClient::Call {
     json body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
     std::string reason = StatusText(r.status);
     std::string message;
-    if (body.is_object() && body.value("kind", "") == "Status") {
+    if (body.is_object() && StringField(body, "kind") == "Status") {
       if (body.contains("reason") && body["reason"].is_string() && !body["reason"].get<std::string>().empty()) {
         reason = body["reason"].get<std::string>();
       }
@@ -268,6 +301,7 @@ HttpRequest KubeClient::MakeRequest(const std::string& method, const std::string
   r.path = path;
   r.body = std::move(body);
   r.timeout = options_.request_timeout;
+  r.max_body_bytes = options_.max_response_bytes;
   r.headers.emplace_back("Accept", "application/json");
   if (!content_type.empty()) r.headers.emplace_back("Content-Type", content_type);
   std::string token = Token();
@@ -298,6 +332,9 @@ ApiResult<json> KubeClient::JsonCall(const Call& call, const HttpRequest& reques
   if (!sent.result.ok()) return call.FromTransport(sent.result.error(), sent.attempts);
   const HttpResponse& r = sent.result.response();
   if (!IsSuccess(r.status)) return call.FromResponse(r, sent.attempts);
+  if (FindNestingBeyond(r.body, options_.max_depth) != std::string_view::npos) {
+    return call.Error(r.status, "BadResponse", NestingMessage(options_.max_depth), sent.attempts);
+  }
   json body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
     return call.Error(r.status, "BadResponse", "response is not JSON: " + OneLine(r.body, 120), sent.attempts);
@@ -310,45 +347,89 @@ ApiResult<json> KubeClient::Get(const std::string& path) {
 }
 
 ApiResult<ListResult> KubeClient::List(const std::string& path, const ListOptions& options) {
+  ListResult out;
+  ListSink sink;
+  sink.on_item = [&](const ListPageItem& item) {
+    // Depth-checked by ListRaw, so the tree is safe to copy and print.
+    json object = json::parse(item.json, nullptr, /*allow_exceptions=*/false);
+    if (!object.is_object()) return Status::Error("items[" + std::to_string(item.index) + "]: not a JSON object");
+    out.items.push_back(std::move(object));
+    return Status::Ok();
+  };
+  sink.on_restart = [&] { out.items = json::array(); };
+  ApiResult<ListInfo> info = ListRaw(path, options, sink);
+  if (!info.ok()) return info.error();
+  out.resource_version = std::move(info->resource_version);
+  out.kind = std::move(info->kind);
+  out.api_version = std::move(info->api_version);
+  out.pages = info->pages;
+  return out;
+}
+
+ApiResult<ListInfo> KubeClient::ListRaw(const std::string& path, const ListOptions& options, const ListSink& sink) {
   const Call call("list", path);
   std::string base = path;
   if (!options.label_selector.empty()) base = AddQuery(base, "labelSelector", options.label_selector);
   if (!options.field_selector.empty()) base = AddQuery(base, "fieldSelector", options.field_selector);
   if (options.limit > 0) base = AddQuery(base, "limit", std::to_string(options.limit));
   int restarts = 0;
-  ListResult out;
+  ListInfo out;
   std::string cont;
+  std::unordered_set<std::string> tokens_seen;  // a repeated token would loop forever
   while (true) {
     std::string page_path = cont.empty() ? base : AddQuery(base, "continue", cont);
     Sent sent = Do(MakeRequest("GET", page_path, "", ""), /*retry_429=*/true);
     if (!sent.result.ok()) return call.FromTransport(sent.result.error(), sent.attempts);
-    const HttpResponse& r = sent.result.response();
+    HttpResponse& r = sent.result.response();
     if (r.status == 410 && !cont.empty() && restarts < kMaxListRestarts) {
       ++restarts;  // the continue token expired: start over
-      out = ListResult{};
+      out = ListInfo{};
       cont.clear();
+      tokens_seen.clear();
+      if (sink.on_restart) sink.on_restart();
       continue;
     }
     if (!IsSuccess(r.status)) return call.FromResponse(r, sent.attempts);
-    json page = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-    if (!page.is_object() || (page.contains("items") && !page["items"].is_array() && !page["items"].is_null())) {
-      return call.Error(r.status, "BadResponse", "response is not a list: " + OneLine(r.body, 120), sent.attempts);
+    const std::string page_name = "page " + std::to_string(out.pages + 1) + ": ";
+    out.bytes += r.body.size();
+    if (out.bytes > options_.max_list_bytes) {
+      return call.Error(r.status, "ResponseTooLarge",
+                        page_name + "the list is larger than " + std::to_string(options_.max_list_bytes) +
+                            " bytes in all; stopped listing",
+                        sent.attempts);
+    }
+    Status item_error = Status::Ok();
+    auto on_item = [&](const ListPageItem& item) {
+      item_error = sink.on_item(item);
+      return item_error;
+    };
+    Result<ListPage> page = ParseListPage(r.body, options_.max_depth, on_item);
+    if (!item_error.ok()) return call.Error(0, "Aborted", page_name + item_error.message(), sent.attempts);
+    if (!page.ok()) {
+      return call.Error(r.status, "BadResponse", page_name + OneLine(page.status().message(), 300), sent.attempts);
     }
     if (out.pages == 0) {
-      out.kind = page.value("kind", "");
-      out.api_version = page.value("apiVersion", "");
-      if (page.contains("metadata") && page["metadata"].is_object()) {
-        out.resource_version = page["metadata"].value("resourceVersion", "");
-      }
+      out.kind = page->kind;
+      out.api_version = page->api_version;
+      out.resource_version = page->resource_version;
     }
     ++out.pages;
-    if (page.contains("items") && page["items"].is_array()) {
-      for (auto& item : page["items"]) out.items.push_back(std::move(item));
-    }
-    if (options.on_page) options.on_page(out.items.size());
-    cont.clear();
-    if (page.contains("metadata") && page["metadata"].is_object()) cont = page["metadata"].value("continue", "");
+    out.items += page->items;
+    if (options.on_page) options.on_page(out.items);
+    cont = std::move(page->continue_token);
     if (cont.empty()) return out;
+    if (out.pages >= options_.max_list_pages) {
+      return call.Error(r.status, "BadResponse",
+                        "the server still sends a continue token after " + std::to_string(out.pages) +
+                            " pages; stopped listing",
+                        sent.attempts);
+    }
+    if (!tokens_seen.insert(cont).second) {
+      return call.Error(r.status, "BadResponse",
+                        page_name + "the server sent the same continue token again (\"" + OneLine(cont, 40) +
+                            "\"); stopped listing",
+                        sent.attempts);
+    }
   }
 }
 
@@ -383,21 +464,27 @@ ApiResult<std::string> KubeClient::Watch(const std::string& path, const std::str
       for (size_t nl; (nl = buffer.find('\n', start)) != std::string::npos; start = nl + 1) {
         std::string_view line(buffer.data() + start, nl - start);
         if (line.find_first_not_of(" \r\t") == std::string_view::npos) continue;
+        // The event is the object nested one level down.
+        if (FindNestingBeyond(line, options_.max_depth + 1) != std::string_view::npos) {
+          event_error = call.Error(200, "BadResponse", "watch event: " + NestingMessage(options_.max_depth),
+                                   attempts);
+          return false;
+        }
         json ev = json::parse(line, nullptr, /*allow_exceptions=*/false);
         if (!ev.is_object() || !ev.contains("type") || !ev["type"].is_string()) {
           event_error = call.Error(200, "BadResponse", "watch event is not JSON: " + OneLine(std::string(line), 120),
-                                   attempts + 1);
+                                   attempts);
           return false;
         }
         const std::string type = ev["type"].get<std::string>();
         json object = ev.contains("object") ? std::move(ev["object"]) : json::object();
         if (type == "ERROR") {
-          int code = object.is_object() ? object.value("code", 0) : 0;
+          const int64_t code = IntField(object, "code");
           if (code == 410) {
             gone = true;
           } else {
-            HttpResponse fake{code, {}, object.dump()};
-            event_error = call.FromResponse(fake, attempts + 1);
+            HttpResponse fake{code > 0 && code <= 999 ? static_cast<int>(code) : 0, {}, object.dump()};
+            event_error = call.FromResponse(fake, attempts);
           }
           return false;
         }
@@ -408,7 +495,7 @@ ApiResult<std::string> KubeClient::Watch(const std::string& path, const std::str
         else if (type == "BOOKMARK") t = WatchEventType::kBookmark;
         else continue;  // unknown event types are skipped, as client-go does
         if (object.is_object() && object.contains("metadata") && object["metadata"].is_object()) {
-          std::string v = object["metadata"].value("resourceVersion", "");
+          std::string v = StringField(object["metadata"], "resourceVersion");
           if (!v.empty()) rv = v;
         }
         progress = true;
@@ -418,6 +505,13 @@ ApiResult<std::string> KubeClient::Watch(const std::string& path, const std::str
         }
       }
       buffer.erase(0, start);
+      if (buffer.size() > options_.max_response_bytes) {
+        event_error = call.Error(200, "ResponseTooLarge",
+                                 "a watch event is larger than " + std::to_string(options_.max_response_bytes) +
+                                     " bytes; stopped reading",
+                                 attempts);
+        return false;
+      }
       return true;
     };
 
@@ -562,8 +656,8 @@ ApiResult<EvictionResult> KubeClient::Evict(const std::string& namespace_, const
     if (body.is_object() && body.contains("details") && body["details"].is_object() &&
         body["details"].contains("causes") && body["details"]["causes"].is_array()) {
       for (const auto& cause : body["details"]["causes"]) {
-        if (cause.is_object() && cause.value("reason", "") == "DisruptionBudget") {
-          message += " (" + cause.value("message", "") + ")";
+        if (StringField(cause, "reason") == "DisruptionBudget") {
+          message += " (" + StringField(cause, "message") + ")";
         }
       }
     }

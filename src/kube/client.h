@@ -21,11 +21,21 @@
 //    RestConfig::token_file the token is re-read every
 //    ClientOptions::token_refresh (bound service-account tokens rotate); an
 //    unreadable or empty file keeps the previous token.
+//  - Bounded: what the server sends is capped (the constants below, each a
+//    ClientOptions field): bytes of one response (the transport stops
+//    reading at the cap), bytes and pages of one whole list, and the nesting
+//    depth of any object handed out.  Past a cap the call fails with an
+//    ApiError naming the resource and the cap (reason "ResponseTooLarge" or
+//    "BadResponse"); a server that repeats a continue token, or never stops
+//    sending one, fails the list instead of looping.  A field of the wrong
+//    JSON type in a list page is an error naming the field path.
 //  - Thread-safe: calls may run concurrently (e.g. a Watch on one thread).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -38,9 +48,22 @@
 
 #include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
+#include "kube/list_page.h"
 #include "model/status.h"
 
 namespace kubeon::kube {
+
+// Caps on API answers (README "Limits").  Real objects are far inside them:
+// etcd stores at most 1.5 MiB per object, a 500-item page of typical pods is
+// a few MB, and objects nest about 15 levels.
+// One HTTP response: a list page, a GET's object, one watch event.
+inline constexpr size_t kMaxResponseBytes = size_t{256} << 20;  // 256 MiB
+// All pages of one list together (a 10,000-node cluster's pods: < 1 GB).
+inline constexpr uint64_t kMaxListBytes = uint64_t{4} << 30;  // 4 GiB
+// Pages of one list: 10 million objects at the default 500 a page.
+inline constexpr int kMaxListPages = 20000;
+// Nesting levels of one object (the object itself is level 1).
+inline constexpr size_t kMaxNestingDepth = 64;
 
 struct ApiError {
   int http_status = 0;     // 0: no HTTP answer (see reason)
@@ -90,6 +113,11 @@ struct ClientOptions {
   std::chrono::milliseconds max_backoff{5000};
   // How often RestConfig::token_file is re-read (client-go: one minute).
   std::chrono::milliseconds token_refresh{60000};
+  // Caps (see the constants above); tests lower them.
+  size_t max_response_bytes = kMaxResponseBytes;
+  uint64_t max_list_bytes = kMaxListBytes;
+  int max_list_pages = kMaxListPages;
+  size_t max_depth = kMaxNestingDepth;
 };
 
 struct ListOptions {
@@ -106,6 +134,26 @@ struct ListResult {
   std::string kind;                                // e.g. "PodList"
   std::string api_version;                         // e.g. "v1"
   int pages = 0;
+};
+
+// What ListRaw reports about a whole list; the items went to the sink.
+struct ListInfo {
+  std::string resource_version;  // of the list (first page)
+  std::string kind;              // e.g. "PodList"
+  std::string api_version;       // e.g. "v1"
+  int pages = 0;
+  size_t items = 0;
+  uint64_t bytes = 0;  // response bodies of all pages
+};
+
+// Receives a list's items as the server sent them (ListRaw).
+struct ListSink {
+  // Each item in order; a failed Status ends the list with that error
+  // (ApiError reason "Aborted").
+  std::function<Status(const ListPageItem& item)> on_item;
+  // The list starts over (an expired continue token): forget every item
+  // received so far.  May be empty when on_item keeps nothing.
+  std::function<void()> on_restart;
 };
 
 enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kResync };
@@ -162,6 +210,11 @@ class KubeClient {
   // Lists a collection page by page (limit/continue) until done.  An expired
   // continue token (410) restarts the list from the beginning (twice at most).
   ApiResult<ListResult> List(const std::string& path, const ListOptions& options = {});
+
+  // List without building a tree: each page is read with simdjson and every
+  // item's text, as served, goes to sink.on_item (checked for nesting depth
+  // first).  Same paging, restarts, caps and errors as List.
+  ApiResult<ListInfo> ListRaw(const std::string& path, const ListOptions& options, const ListSink& sink);
 
   // Watches a collection from `resource_version` ("" = from now, with
   // synthetic ADDED events for existing objects), delivering events until the

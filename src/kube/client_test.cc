@@ -1,7 +1,9 @@
 // Tests for client.h against an in-process HTTPS server playing the
 // Kubernetes API: pagination and selector encoding, retries and the retry
 // deadline, 401/403/404 messages, 409 conflict retry, eviction 429, node
-// patches, watch resume after a drop and re-list after 410 Gone.
+// patches, watch resume after a drop and re-list after 410 Gone; hostile
+// answers: bodies past the byte caps (reading stops), lists that never end,
+// wrong JSON types and deep nesting.
 #include "kube/client.h"
 
 #include <gtest/gtest.h>
@@ -44,9 +46,9 @@ class ClientTest : public ::testing::Test {
   void SetUp() override { server_ = std::make_unique<TestServer>(*pki_); }
 
   // Starts the server (handlers registered) and connects a client to it.
-  std::unique_ptr<KubeClient> Connect(std::chrono::milliseconds deadline = std::chrono::milliseconds(2000)) {
+  std::unique_ptr<KubeClient> Connect(std::chrono::milliseconds deadline = std::chrono::milliseconds(2000),
+                                      ClientOptions o = {}) {
     EXPECT_TRUE(server_->Start());
-    ClientOptions o;
     o.initial_backoff = std::chrono::milliseconds(5);
     o.max_backoff = std::chrono::milliseconds(40);
     o.retry_deadline = deadline;
@@ -559,6 +561,184 @@ TEST_F(ClientTest, TokenFileIsReread) {
   testing::WriteText(file, "");  // mid-rotation: keep the last good token
   ASSERT_TRUE((*client)->Get("/version").ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"Bearer first-token", "Bearer rotated-token", "Bearer rotated-token"}));
+}
+
+// ---- Hostile or broken servers: caps, endless lists, wrong types, nesting.
+
+ClientOptions Caps(size_t response_bytes, uint64_t list_bytes = kMaxListBytes, int pages = kMaxListPages) {
+  ClientOptions o;
+  o.max_response_bytes = response_bytes;
+  o.max_list_bytes = list_bytes;
+  o.max_list_pages = pages;
+  return o;
+}
+
+TEST_F(ClientTest, AResponsePastTheByteCapIsAnErrorAndReadingStops) {
+  // An endless list page: the client must stop reading, not buffer it.
+  auto sent = std::make_shared<std::atomic<uint64_t>>(0);
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  server_->http().Get("/api/v1/pods", [sent, finished](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider(
+        "application/json",
+        [sent](size_t offset, httplib::DataSink& sink) {
+          static const std::string chunk = [] {
+            std::string c;
+            while (c.size() < 65536) c += R"({"metadata":{"name":"p"}},)";
+            return c;
+          }();
+          const std::string data = offset == 0 ? "{\"items\":[" + chunk : chunk;
+          if (!sink.write(data.data(), data.size())) return false;
+          *sent += data.size();
+          return true;
+        },
+        [finished](bool) { *finished = true; });
+  });
+  // A body whose Content-Length is past the cap is refused before reading.
+  server_->http().Get("/api/v1/nodes/big", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{\"metadata\":{\"name\":\"" + std::string(3 << 20, 'x') + "\"}}", "application/json");
+  });
+  auto client = Connect(std::chrono::milliseconds(2000), Caps(1 << 20));
+  auto list = client->List("/api/v1/pods");
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.error().reason, "ResponseTooLarge");
+  EXPECT_EQ(list.error().resource, "pods");
+  EXPECT_NE(list.error().ToString().find("list pods: GET " + server_->url() +
+                                         "/api/v1/pods: the response is larger than 1048576 bytes; stopped reading"),
+            std::string::npos)
+      << list.error().ToString();
+  EXPECT_EQ(list.error().attempts, 1);  // not retried
+  // The server sees the connection end: what it sent is bounded by the cap
+  // plus socket buffers, not by the (endless) body.
+  for (int i = 0; i < 3000 && !*finished; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(*finished);
+  EXPECT_LT(sent->load(), uint64_t{64} << 20);
+
+  auto big = client->Get("/api/v1/nodes/big");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().reason, "ResponseTooLarge");
+  EXPECT_NE(big.error().ToString().find("get nodes \"big\": GET "), std::string::npos) << big.error().ToString();
+}
+
+TEST_F(ClientTest, AListPastTheWholeAnswerCapIsAnError) {
+  std::atomic<int> pages{0};
+  server_->http().Get("/api/v1/pods", [&](const httplib::Request& req, httplib::Response& res) {
+    ++pages;
+    const int n = req.has_param("continue") ? std::stoi(req.get_param_value("continue")) : 0;
+    json items = json::array();
+    for (int i = 0; i < 100; ++i) items.push_back(Pod("p" + std::to_string(n) + "-" + std::string(900, 'x'), "1"));
+    Reply(res, 200, {{"kind", "PodList"}, {"metadata", {{"continue", std::to_string(n + 1)}}}, {"items", items}});
+  });
+  // Pages of ≈ 100 KB, each under the 1 MiB page cap; 250 KB for the whole list.
+  auto client = Connect(std::chrono::milliseconds(2000), Caps(1 << 20, 250000));
+  auto list = client->List("/api/v1/pods");
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.error().reason, "ResponseTooLarge");
+  EXPECT_EQ(list.error().ToString(),
+            "list pods: 200 ResponseTooLarge: page 3: the list is larger than 250000 bytes in all; stopped listing");
+  EXPECT_EQ(pages.load(), 3);
+}
+
+TEST_F(ClientTest, AServerThatNeverStopsSendingContinueTokensIsAnError) {
+  std::atomic<int> endless{0}, repeating{0};
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request&, httplib::Response& res) {
+    const int n = ++endless;  // a new token every time, and no items
+    Reply(res, 200, {{"kind", "NodeList"}, {"metadata", {{"continue", "t" + std::to_string(n)}}}, {"items", nullptr}});
+  });
+  server_->http().Get("/api/v1/pods", [&](const httplib::Request&, httplib::Response& res) {
+    ++repeating;  // the same token again and again
+    Reply(res, 200, {{"kind", "PodList"}, {"metadata", {{"continue", "again"}}}, {"items", {Pod("p", "1")}}});
+  });
+  auto client = Connect(std::chrono::milliseconds(2000), Caps(kMaxResponseBytes, kMaxListBytes, 10));
+  auto nodes = client->List("/api/v1/nodes");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_EQ(nodes.error().ToString(),
+            "list nodes: 200 BadResponse: the server still sends a continue token after 10 pages; stopped listing");
+  EXPECT_EQ(endless.load(), 10);
+  auto pods = client->List("/api/v1/pods");
+  ASSERT_FALSE(pods.ok());
+  EXPECT_EQ(pods.error().ToString(),
+            "list pods: 200 BadResponse: page 2: the server sent the same continue token again (\"again\"); "
+            "stopped listing");
+  EXPECT_EQ(repeating.load(), 2);
+}
+
+TEST_F(ClientTest, WrongJsonTypesInAListPageAreErrorsNamingTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"kind":5,"items":[]})", "page 1: kind: expected a string, got a number"},
+      {R"({"kind":"PodList","metadata":{"continue":1},"items":[]})",
+       "page 1: metadata.continue: expected a string, got a number"},
+      {R"({"kind":"PodList","metadata":[]})", "page 1: metadata: expected an object, got an array"},
+      {R"({"kind":"PodList","items":{"metadata":{}}})", "page 1: items: expected an array, got an object"},
+      {R"({"kind":"PodList","items":[{"metadata":{}},"pod"]})", "page 1: items[1]: expected an object, got a string"},
+      {R"({"kind":"PodList","items":[{"metadata":{}}]}trailing)", "page 1: not valid JSON: "},
+      {R"([1,2])", "page 1: expected a JSON object (a list), got an array"},
+      {"{\"items\":[{\"a\":" + std::string(500, '[') + std::string(500, ']') + "}]}",
+       "page 1: items[0]: nested deeper than 64 levels"},
+  };
+  std::atomic<size_t> which{0};
+  server_->http().Get("/api/v1/pods", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(cases[which.load()].first, "application/json");
+  });
+  auto client = Connect();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    which = i;
+    auto list = client->List("/api/v1/pods");
+    ASSERT_FALSE(list.ok()) << cases[i].first;
+    EXPECT_EQ(list.error().reason, "BadResponse") << cases[i].first;
+    EXPECT_EQ(list.error().ToString().rfind("list pods: 200 BadResponse: " + cases[i].second, 0), 0u)
+        << cases[i].first << ": " << list.error().ToString();
+  }
+}
+
+TEST_F(ClientTest, DeepNestingInAnObjectOrWatchEventIsAnError) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  server_->http().Get("/api/v1/nodes/n1", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{\"metadata\":{\"name\":\"n1\"},\"spec\":" + deep + "}", "application/json");
+  });
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request&, httplib::Response& res) {
+    const std::string event = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"n\"},\"x\":" + deep + "}}\n";
+    res.set_content(event, "application/json");
+  });
+  auto client = Connect();
+  auto node = client->Get("/api/v1/nodes/n1");
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.error().ToString(), "get nodes \"n1\": 200 BadResponse: the object is nested deeper than 64 levels");
+  int events = 0;
+  auto watch = client->Watch("/api/v1/nodes", "1", {}, [&](const WatchEvent&) { return ++events < 10; });
+  ASSERT_FALSE(watch.ok());
+  EXPECT_EQ(watch.error().ToString(),
+            "watch nodes: 200 BadResponse: watch event: the object is nested deeper than 64 levels");
+  EXPECT_EQ(events, 0);
+}
+
+TEST_F(ClientTest, AWatchEventPastTheByteCapIsAnError) {
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
+      const std::string chunk(65536, ' ');  // an event that never ends
+      return sink.write(chunk.data(), chunk.size());
+    });
+  });
+  auto client = Connect(std::chrono::milliseconds(2000), Caps(1 << 20));
+  auto watch = client->Watch("/api/v1/nodes", "1", {}, [&](const WatchEvent&) { return true; });
+  ASSERT_FALSE(watch.ok());
+  EXPECT_EQ(watch.error().ToString(),
+            "watch nodes: 200 ResponseTooLarge: a watch event is larger than 1048576 bytes; stopped reading");
+}
+
+TEST_F(ClientTest, ServerTextInErrorsIsFoldedToOneLine) {
+  server_->http().Get("/api/v1/pods", [&](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 403, StatusBody(403, "Forbidden", "pods is forbidden:\nsecond line\x1b[31m\r"));
+  });
+  server_->http().Get("/api/v1/nodes", [&](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 404, StatusBody(404, "Not\nFound", "a\tb"));
+  });
+  auto client = Connect();
+  auto pods = client->List("/api/v1/pods");
+  ASSERT_FALSE(pods.ok());
+  EXPECT_EQ(pods.error().ToString(), "forbidden: cannot list pods at cluster scope: pods is forbidden: second line [31m ");
+  auto nodes = client->List("/api/v1/nodes");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_EQ(nodes.error().ToString(), "list nodes: 404 Not Found: a b");
 }
 
 TEST(QueryEscapeTest, KeepsUnreservedCharactersOnly) {

@@ -86,7 +86,9 @@ struct CurlTransport::Exchange {
   HttpResponse response;
   const StreamHandler* handler = nullptr;  // null: buffer the body
   CURL* curl = nullptr;
+  size_t max_body_bytes = 0;  // 0 = no cap (buffered bodies only)
   bool stopped_by_handler = false;
+  bool too_large = false;  // the buffered body reached max_body_bytes
 
   static size_t OnHeader(char* data, size_t size, size_t n, void* self) {
     auto* ex = static_cast<Exchange*>(self);
@@ -111,6 +113,10 @@ struct CurlTransport::Exchange {
         return 0;  // makes libcurl stop with CURLE_WRITE_ERROR
       }
       return size * n;
+    }
+    if (ex->max_body_bytes > 0 && size * n > ex->max_body_bytes - ex->response.body.size()) {
+      ex->too_large = true;
+      return 0;  // stop reading now: libcurl ends with CURLE_WRITE_ERROR
     }
     ex->response.body.append(data, size * n);
     return size * n;
@@ -190,6 +196,7 @@ HttpResult CurlTransport::Perform(const HttpRequest& request, const StreamHandle
   Exchange ex;
   ex.handler = handler;
   ex.curl = curl;
+  ex.max_body_bytes = handler == nullptr ? request.max_body_bytes : 0;
   char errbuf[CURL_ERROR_SIZE] = {0};
 
   net::EasyOptions common;
@@ -206,6 +213,10 @@ HttpResult CurlTransport::Perform(const HttpRequest& request, const StreamHandle
     // responses.  Not for streams: a compressing server may hold watch
     // events back until its compressor flushes.
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "gzip");
+    // A Content-Length past the cap is refused before any body is read.
+    if (request.max_body_bytes > 0) {
+      curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_body_bytes));
+    }
   }
   curl_easy_setopt(curl, CURLOPT_HTTP_VERSION,
                    options_.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
@@ -275,9 +286,16 @@ HttpResult CurlTransport::Perform(const HttpRequest& request, const StreamHandle
   }
   TransportError err;
   std::string detail = net::CurlErrorDetail(code, errbuf);
-  err.kind = ex.stopped_by_handler ? TransportErrorKind::kCancelled : ClassifyWithDetail(code, detail);
+  const bool too_large = ex.too_large || code == CURLE_FILESIZE_EXCEEDED;
+  err.kind = too_large                ? TransportErrorKind::kTooLarge
+             : ex.stopped_by_handler ? TransportErrorKind::kCancelled
+                                     : ClassifyWithDetail(code, detail);
   std::string what = request.method + " " + display_url_ + PathWithoutQuery(request.path);
   switch (err.kind) {
+    case TransportErrorKind::kTooLarge:
+      err.message = what + ": the response is larger than " + std::to_string(request.max_body_bytes) +
+                    " bytes; stopped reading it";
+      break;
     case TransportErrorKind::kTls:
       err.message = "TLS handshake with " + display_url_ + " failed: " + detail;
       if (code == CURLE_PEER_FAILED_VERIFICATION) {

@@ -11,6 +11,9 @@
 //    their connection cache; HTTP/2 is negotiated over TLS when libcurl
 //    supports it, else HTTP/1.1.  Send() accepts gzip-compressed
 //    bodies (as kubectl does) and decodes them; Stream() asks for none.
+//  - Send() stops reading a body at HttpRequest::max_body_bytes (decoded
+//    size; a larger Content-Length is refused before reading) and returns
+//    kTooLarge: a hostile or broken server cannot make it buffer gigabytes.
 //  - The transport adds no credentials: the caller sets Authorization.
 //  - Thread-safe.
 #pragma once

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ struct HttpRequest {
   HttpHeaders headers;
   std::string body;
   std::chrono::milliseconds timeout{30000};  // whole exchange; 0 = none (streams)
+  // Send(): a body (after decompression) longer than this is not read on:
+  // the exchange stops with kTooLarge.  0 = no cap.  Stream() leaves the
+  // cap to its handler.
+  size_t max_body_bytes = 0;
 };
 
 struct HttpResponse {
@@ -59,6 +64,7 @@ enum class TransportErrorKind {
   kTimeout,     // no complete answer in time: retryable
   kTls,         // handshake or certificate verification failed: permanent
   kCancelled,   // the caller asked to stop
+  kTooLarge,    // the body passed HttpRequest::max_body_bytes: permanent
   kOther,       // anything else: permanent
 };
 

@@ -42,58 +42,165 @@ std::string OneLine(std::string s) {
 
 }  // namespace
 
-Result<json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& progress, int64_t page_size,
-                           const std::string& operator_namespace) {
-  json items = json::array();
-  // Lists `c` into items; with `optional`, a 404 (kind not installed) or 403
-  // (not allowed) leaves it out instead of failing.  Returns the items added.
-  auto fetch = [&](const Collection& c, bool optional) -> Result<size_t> {
+namespace {
+
+// Appends `item` to `out` with apiVersion and kind first when the server left
+// them out (typed lists do; custom resource lists keep them).
+Status AppendItem(const ListPageItem& item, const Collection& c, std::string* out) {
+  if (item.has_kind && item.has_api_version) {
+    out->append(item.json);
+    return Status::Ok();
+  }
+  if (item.has_kind || item.has_api_version) {
+    // Only one of the two: rare enough to go through a tree (depth-checked).
+    json object = json::parse(item.json, nullptr, /*allow_exceptions=*/false);
+    if (!object.is_object()) return Status::Error("items[" + std::to_string(item.index) + "]: not a JSON object");
+    object["apiVersion"] = c.api_version;
+    object["kind"] = c.kind;
+    out->append(object.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace));
+    return Status::Ok();
+  }
+  // item.json is "{...}": splice the two fields in after the brace.
+  out->append("{\"apiVersion\":\"").append(c.api_version).append("\",\"kind\":\"").append(c.kind).append("\"");
+  std::string_view rest = item.json.substr(1);
+  const size_t first = rest.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && rest[first] != '}') out->push_back(',');
+  out->append(rest);
+  return Status::Ok();
+}
+
+void NewLine(size_t depth, std::string* out) {
+  out->push_back('\n');
+  out->append(depth * 4, ' ');
+}
+
+}  // namespace
+
+Result<std::string> FetchSnapshotText(KubeClient& client, const SnapshotProgressCallback& progress,
+                                      int64_t page_size, const std::string& operator_namespace) {
+  std::string text = "{\"apiVersion\":\"v1\",\"items\":[";
+  size_t total = 0;
+  std::string policy_namespace;  // status.namespace of the first ClusterPolicy that has one
+  // Lists `c` into text; with `optional`, a 404 (kind not installed) or 403
+  // (not allowed) leaves it out instead of failing.
+  auto fetch = [&](const Collection& c, bool optional) -> Status {
     ListOptions options;
     options.limit = page_size;
     if (progress) {
       options.on_page = [&](size_t n) { progress(SnapshotProgress{c.resource, n, false}); };
     }
-    auto list = client.List(c.path, options);
+    const size_t mark = text.size();
+    const size_t total_before = total;
+    ListSink sink;
+    sink.on_item = [&](const ListPageItem& item) {
+      if (total > 0) text.push_back(',');
+      ++total;
+      if (std::string_view(c.kind) == "ClusterPolicy" && policy_namespace.empty()) {
+        json policy = json::parse(item.json, nullptr, /*allow_exceptions=*/false);
+        if (policy.is_object() && policy.contains("status") && policy["status"].is_object() &&
+            policy["status"].contains("namespace") && policy["status"]["namespace"].is_string()) {
+          policy_namespace = policy["status"]["namespace"].get<std::string>();
+        }
+      }
+      return AppendItem(item, c, &text);
+    };
+    sink.on_restart = [&] {
+      text.resize(mark);
+      total = total_before;
+    };
+    auto list = client.ListRaw(c.path, options, sink);
     if (!list.ok()) {
       if (optional && (list.error().http_status == 404 || list.error().http_status == 403)) {
         if (progress) progress(SnapshotProgress{c.resource, 0, true});
-        return size_t{0};
+        return Status::Ok();
       }
       return list.error().ToStatus();
     }
-    for (auto& item : list->items) {
-      if (!item.is_object()) {
-        return Status::Error(std::string("list ") + c.resource + ": an item is not an object");
-      }
-      item["apiVersion"] = c.api_version;
-      item["kind"] = c.kind;
-      items.push_back(std::move(item));
-    }
-    if (progress) progress(SnapshotProgress{c.resource, list->items.size(), true});
-    return list->items.size();
+    if (progress) progress(SnapshotProgress{c.resource, list->items, true});
+    return Status::Ok();
   };
   for (const Collection& c : kCollections) {
-    Result<size_t> n = fetch(c, false);
-    if (!n.ok()) return n.status();
+    Status s = fetch(c, false);
+    if (!s.ok()) return s;
   }
-  Result<size_t> policies =
+  Status policies =
       fetch({"clusterpolicies", "/apis/nvidia.com/v1/clusterpolicies", "nvidia.com/v1", "ClusterPolicy"}, true);
-  if (!policies.ok()) return policies.status();
-  std::string ns = operator_namespace;
-  for (size_t i = items.size() - *policies; i < items.size() && ns.empty(); ++i) {
-    const json& status = items[i].contains("status") && items[i]["status"].is_object() ? items[i]["status"] : json::object();
-    if (status.contains("namespace") && status["namespace"].is_string()) ns = status["namespace"].get<std::string>();
-  }
+  if (!policies.ok()) return policies;
+  std::string ns = operator_namespace.empty() ? policy_namespace : operator_namespace;
   if (ns.empty()) ns = model::kDefaultOperatorNamespace;
   const std::string path = "/api/v1/namespaces/" + ns + "/configmaps";
-  Result<size_t> config_maps = fetch({"configmaps", path.c_str(), "v1", "ConfigMap"}, true);
-  if (!config_maps.ok()) return config_maps.status();
-  return json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)},
-              {"metadata", {{"resourceVersion", ""}}}};
+  Status config_maps = fetch({"configmaps", path.c_str(), "v1", "ConfigMap"}, true);
+  if (!config_maps.ok()) return config_maps;
+  text.append("],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"}}");
+  return text;
+}
+
+Result<json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& progress, int64_t page_size,
+                           const std::string& operator_namespace) {
+  Result<std::string> text = FetchSnapshotText(client, progress, page_size, operator_namespace);
+  if (!text.ok()) return text.status();
+  json snapshot = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (snapshot.is_discarded()) return Status::Error("the snapshot is not valid JSON");  // items are validated
+  return snapshot;
 }
 
 std::string FormatSnapshot(const json& snapshot) {
   return snapshot.dump(4, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace) + "\n";
+}
+
+std::string FormatSnapshotText(std::string_view compact) {
+  std::string out;
+  out.reserve(compact.size() + compact.size() / 2);
+  size_t depth = 0;
+  const size_t n = compact.size();
+  for (size_t i = 0; i < n; ++i) {
+    const char c = compact[i];
+    switch (c) {
+      case '"': {
+        size_t j = i + 1;
+        while (j < n && compact[j] != '"') j += compact[j] == '\\' ? 2 : 1;
+        out.append(compact.substr(i, j + 1 - i));
+        i = j;
+        break;
+      }
+      case '{':
+      case '[': {
+        const size_t next = compact.find_first_not_of(" \t\r\n", i + 1);
+        if (next != std::string_view::npos && compact[next] == (c == '{' ? '}' : ']')) {
+          out.push_back(c);  // empty: "{}" and "[]" on one line, as kubectl prints them
+          out.push_back(compact[next]);
+          i = next;
+          break;
+        }
+        out.push_back(c);
+        NewLine(++depth, &out);
+        break;
+      }
+      case '}':
+      case ']':
+        if (depth > 0) --depth;
+        NewLine(depth, &out);
+        out.push_back(c);
+        break;
+      case ',':
+        out.push_back(',');
+        NewLine(depth, &out);
+        break;
+      case ':':
+        out.append(": ");
+        break;
+      case ' ':
+      case '\t':
+      case '\r':
+      case '\n':
+        break;
+      default:
+        out.push_back(c);
+        break;
+    }
+  }
+  out.push_back('\n');
+  return out;
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {
@@ -156,9 +263,10 @@ int RunSnapshotCommand(const SnapshotOptions& options, std::ostream& out, std::o
       if (p.done) err << "listed " << p.items << " " << p.resource << "\n";
     };
   }
-  auto snapshot = FetchSnapshot(**client, progress, options.page_size, options.operator_namespace);
+  auto snapshot = FetchSnapshotText(**client, progress, options.page_size, options.operator_namespace);
   if (!snapshot.ok()) return fail(snapshot.status());
-  const std::string text = FormatSnapshot(*snapshot);
+  const std::string text = FormatSnapshotText(*snapshot);
+  std::string().swap(*snapshot);
   if (options.output.empty() || options.output == "-") {
     out << text;
     out.flush();

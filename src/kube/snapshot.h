@@ -11,11 +11,17 @@
 //    ClusterPolicy's status.namespace, else "gpu-operator"), which the plan's
 //    artifacts start from.  Those two are optional: 404 (the operator is not
 //    installed) or 403 (not allowed) leaves them out.
-//  - Result: {"apiVersion":"v1","kind":"List","items":[...],
+//  - Result: {"apiVersion":"v1","items":[...],"kind":"List",
 //    "metadata":{"resourceVersion":""}}; every item carries apiVersion and
-//    kind (list responses omit them); items are otherwise as served, in server
-//    order.  Text form: 4-space indent, sorted keys, trailing newline (as
-//    kubectl prints it), invalid UTF-8 replaced rather than fatal.
+//    kind (list responses omit them: they are put first); items are
+//    otherwise as served, in server order.  FetchSnapshotText builds this
+//    text directly from the pages' item texts (simdjson, no tree; see
+//    KubeClient::ListRaw), compact: nothing is re-serialised, so the size
+//    never grows with the nesting depth (which the client caps anyway).
+//  - Text form (FormatSnapshotText, `kubeon-gpu snapshot`): 4-space indent,
+//    "key": value, empty objects and arrays as {} and [], trailing newline,
+//    as kubectl prints it; keys in the order served (kubectl sorts them;
+//    readers do not care).  Tokens are copied, not re-encoded.
 //  - Any other failed list fails the whole snapshot (no partial cluster).
 //  - RunSnapshotCommand writes the file atomically (temporary file in the same
 //    directory, fsync, rename): on any error nothing is written and stderr
@@ -27,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -43,11 +50,20 @@ struct SnapshotProgress {
 };
 using SnapshotProgressCallback = std::function<void(const SnapshotProgress&)>;
 
+// The snapshot as compact JSON text (see the contract).
+Result<std::string> FetchSnapshotText(KubeClient& client, const SnapshotProgressCallback& progress = nullptr,
+                                      int64_t page_size = 500, const std::string& operator_namespace = "");
+
+// FetchSnapshotText parsed into a tree (for tests and small clusters).
 Result<nlohmann::json> FetchSnapshot(KubeClient& client, const SnapshotProgressCallback& progress = nullptr,
                                      int64_t page_size = 500, const std::string& operator_namespace = "");
 
-// The snapshot as text, formatted as kubectl formats it.
+// A snapshot tree as text: 4-space indent, sorted keys, trailing newline.
 std::string FormatSnapshot(const nlohmann::json& snapshot);
+
+// Compact JSON text (REQUIRES: valid JSON, such as FetchSnapshotText's) laid
+// out as kubectl lays it out (see the contract), without parsing it.
+std::string FormatSnapshotText(std::string_view compact);
 
 struct SnapshotOptions {
   std::string kubeconfig;  // --kubeconfig, "" = KUBECONFIG / ~/.kube/config / in-cluster

@@ -320,6 +320,62 @@ TEST_F(SnapshotTest, FailuresPrintOneLineAndWriteNothing) {
   EXPECT_EQ(files, 2u);
 }
 
+TEST_F(SnapshotTest, TextIsTheServedItemsCompactAndLaidOutAsKubectlLaysItOut) {
+  // A custom-resource-style item with its own apiVersion and kind is kept as
+  // served; one with only a kind gets the collection's two.
+  nodes_[1]["kind"] = "Node";
+  nodes_[1]["apiVersion"] = "v1";
+  nodes_[2]["kind"] = "Node";
+  ServeAll();
+  auto client = KubeClient::Connect(server_->Config(*pki_, kToken));
+  ASSERT_TRUE(client.ok());
+  auto text = FetchSnapshotText(**client, nullptr, 2);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(text->find('\n'), std::string::npos);
+  EXPECT_EQ(text->rfind("{\"apiVersion\":\"v1\",\"items\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{", 0),
+            0u)
+      << text->substr(0, 200);
+  EXPECT_EQ(text->substr(text->size() - 51), "}],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"}}");
+  auto tree = FetchSnapshot(**client, nullptr, 2);
+  ASSERT_TRUE(tree.ok());
+  EXPECT_EQ(json::parse(*text), *tree);
+  ASSERT_EQ((*tree)["items"].size(), 11u);
+  for (const auto& item : (*tree)["items"]) EXPECT_TRUE(item.contains("kind") && item.contains("apiVersion")) << item;
+  // The served items have sorted keys (nlohmann), so the laid-out text is
+  // byte for byte what a tree dump(4) prints.
+  EXPECT_EQ(FormatSnapshotText(*text), FormatSnapshot(*tree));
+}
+
+TEST(FormatSnapshotTextTest, IndentsWithoutParsing) {
+  EXPECT_EQ(FormatSnapshotText(R"({"a":[1,{"b":"x,{:}\"y"}],"e":{},"f":[ ],"g":null})"),
+            "{\n"
+            "    \"a\": [\n"
+            "        1,\n"
+            "        {\n"
+            "            \"b\": \"x,{:}\\\"y\"\n"
+            "        }\n"
+            "    ],\n"
+            "    \"e\": {},\n"
+            "    \"f\": [],\n"
+            "    \"g\": null\n"
+            "}\n");
+  // Whitespace the server put in is replaced by the layout.
+  EXPECT_EQ(FormatSnapshotText("{ \"a\" :\n [ 1 , 2 ] }"), "{\n    \"a\": [\n        1,\n        2\n    ]\n}\n");
+}
+
+TEST_F(SnapshotTest, DeeplyNestedItemsFailTheSnapshotWithOneLine) {
+  json deep = json::array();
+  for (int i = 0; i < 100; ++i) deep = json::array({deep});
+  pods_[3]["spec"]["x"] = deep;
+  ServeAll();
+  TempDir dir;
+  std::ostringstream o, e;
+  EXPECT_EQ(RunSnapshotCommand(Options(Kubeconfig(dir, pki_->ca_pem), dir.File("cluster.json")), o, e), 1);
+  EXPECT_EQ(e.str(), "kubeon-gpu snapshot: list pods: 200 BadResponse: page 1: items[3]: nested deeper than 64 "
+                     "levels\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.File("cluster.json")));
+}
+
 TEST(WriteFileAtomicallyTest, MissingDirectoryIsAnErrorNamingThePath) {
   Status s = WriteFileAtomically("/nonexistent-dir/cluster.json", "x");
   ASSERT_FALSE(s.ok());

@@ -8,9 +8,10 @@
 # and OpenSSL; kube_sim_test and bench/snapshot_bench run the kube-sim
 # executable (KUBE_SIM_BINARY) when tools/kube-sim is part of the build.
 find_package(CURL REQUIRED)
-set(AREA_SOURCES kubeconfig.cc curl_transport.cc client.cc snapshot.cc identity.cc)
-set(AREA_DEPS kubeon_model kubeon_net nlohmann_json::nlohmann_json yaml-cpp CURL::libcurl Threads::Threads)
-set(AREA_TESTS kubeconfig_test.cc curl_transport_test.cc client_test.cc snapshot_test.cc kube_sim_test.cc identity_test.cc)
+find_package(simdjson REQUIRED)
+set(AREA_SOURCES kubeconfig.cc curl_transport.cc list_page.cc client.cc snapshot.cc identity.cc)
+set(AREA_DEPS kubeon_model kubeon_net nlohmann_json::nlohmann_json yaml-cpp simdjson::simdjson CURL::libcurl Threads::Threads)
+set(AREA_TESTS kubeconfig_test.cc curl_transport_test.cc list_page_test.cc client_test.cc snapshot_test.cc kube_sim_test.cc identity_test.cc)
 
 function(kubeon_kube_link_extras)
   foreach(t curl_transport_test client_test snapshot_test)

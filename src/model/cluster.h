@@ -32,6 +32,7 @@ struct Taint {
   std::string key;
   std::string value;
   std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute
+  bool operator==(const Taint&) const = default;  // field by field (tests compare readers)
 };
 
 struct Node {
@@ -51,6 +52,7 @@ struct Node {
   std::optional<double> hourly_price_usd;  // annotation kubeon.io/hourly-price-usd
   std::map<std::string, int64_t> capacity;     // integer resources only
   std::map<std::string, int64_t> allocatable;  // integer resources only
+  bool operator==(const Node&) const = default;  // field by field (tests compare readers)
 };
 
 struct OwnerRef {
@@ -59,6 +61,7 @@ struct OwnerRef {
   std::string name;
   std::string uid;
   bool controller = false;
+  bool operator==(const OwnerRef&) const = default;  // field by field (tests compare readers)
 };
 
 // The controlling owner at the top of the chain (Deployment via ReplicaSet,
@@ -81,6 +84,7 @@ struct ContainerResources {
   bool init = false;
   std::map<std::string, int64_t> requests;  // integer extended resources only
   std::map<std::string, int64_t> limits;
+  bool operator==(const ContainerResources&) const = default;  // field by field (tests compare readers)
 };
 
 // One term of spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
@@ -89,10 +93,12 @@ struct NodeSelectorRequirement {
   std::string key;
   std::string op;  // In | NotIn | Exists | DoesNotExist | Gt | Lt
   std::vector<std::string> values;
+  bool operator==(const NodeSelectorRequirement&) const = default;  // field by field (tests compare readers)
 };
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;
+  bool operator==(const NodeSelectorTerm&) const = default;  // field by field (tests compare readers)
 };
 
 // One entry of spec.tolerations.
@@ -102,6 +108,7 @@ struct Toleration {
   std::string value;
   std::string effect;  // "" tolerates every effect
   bool Tolerates(const Taint& t) const;
+  bool operator==(const Toleration&) const = default;  // field by field (tests compare readers)
 };
 
 // Where a pod may run: what its spec says about nodes.  A pod template's
@@ -119,6 +126,7 @@ struct Placement {
   // The node name when required node affinity names exactly one node
   // (kubernetes.io/hostname In [x] or metadata.name In [x] in every term).
   std::string PinnedNode() const;
+  bool operator==(const Placement&) const = default;  // field by field (tests compare readers)
 };
 
 struct Pod {
@@ -150,12 +158,14 @@ struct Pod {
   // The pod's node filters as one Placement (required_node_terms included).
   Placement PlacementOf() const { return {node_selector, tolerations, required_node_terms}; }
   bool Active() const { return phase == "Running" || phase == "Pending"; }
+  bool operator==(const Pod&) const = default;  // field by field (tests compare readers)
 };
 
 struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In | NotIn | Exists | DoesNotExist
   std::vector<std::string> values;
+  bool operator==(const LabelSelectorRequirement&) const = default;  // field by field (tests compare readers)
 };
 
 struct LabelSelector {
@@ -163,6 +173,7 @@ struct LabelSelector {
   std::vector<LabelSelectorRequirement> match_expressions;
   bool empty_selects_all = true;  // an empty selector ({}) selects everything
   bool Matches(const Labels& labels) const;
+  bool operator==(const LabelSelector&) const = default;  // field by field (tests compare readers)
 };
 
 struct PodDisruptionBudget {
@@ -173,6 +184,7 @@ struct PodDisruptionBudget {
   std::string max_unavailable;  // "" | "1" | "25%"
   int disruptions_allowed = 0;  // status.disruptionsAllowed
   int expected_pods = 0;        // status.expectedPods
+  bool operator==(const PodDisruptionBudget&) const = default;  // field by field (tests compare readers)
 };
 
 // A controller object (Deployment, StatefulSet, ReplicaSet) as read.
@@ -195,6 +207,7 @@ struct Controller {
   std::string max_unavailable;
   int partition = 0;
   Placement pod_template;  // spec.template.spec's node filters
+  bool operator==(const Controller&) const = default;  // field by field (tests compare readers)
 };
 
 // What the GPU Operator's ClusterPolicy (nvidia.com/v1) says about the parts
@@ -208,12 +221,14 @@ struct GpuOperatorPolicy {
   std::string device_plugin_config_name;    // spec.devicePlugin.config.name
   std::string device_plugin_config_default; // spec.devicePlugin.config.default
   bool with_reboot = false;                 // spec.migManager.env WITH_REBOOT=true
+  bool operator==(const GpuOperatorPolicy&) const = default;  // field by field (tests compare readers)
 };
 
 struct ConfigMap {
   std::string namespace_;
   std::string name;
   std::map<std::string, std::string> data;
+  bool operator==(const ConfigMap&) const = default;  // field by field (tests compare readers)
 };
 
 struct Cluster {
@@ -227,6 +242,7 @@ struct Cluster {
 
   const Node* FindNode(const std::string& name) const;
   const ConfigMap* FindConfigMap(const std::string& namespace_, const std::string& name) const;
+  bool operator==(const Cluster&) const = default;  // field by field (tests compare readers)
 };
 
 }  // namespace kubeon::model

@@ -6,10 +6,10 @@
 // reports malformed JSON and type mismatches as exceptions inside this file;
 // they are turned into a Status naming the item and field (see FieldError).
 #include "model/snapshot_json.h"
+#include "model/snapshot_stream.h"
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
@@ -958,16 +958,44 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
   return ParsePadded(padded, source_name);
 }
 
-Result<Cluster> LoadClusterFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Status::Error(path + ": cannot open cluster snapshot");
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Status::Error(path + ": cannot read the cluster snapshot (not a regular file?)");
-  simdjson::padded_string text(static_cast<size_t>(size));
-  in.seekg(0);
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  if (!in) return Status::Error(path + ": read error");
-  return ParsePadded(text, path);
+struct SnapshotItemReader::Impl {
+  od::parser parser;  // reused: its buffers grow to the largest item once
+};
+static_assert(SnapshotItemReader::kPadding >= simdjson::SIMDJSON_PADDING);
+
+SnapshotItemReader::SnapshotItemReader() : impl_(std::make_unique<Impl>()) {}
+SnapshotItemReader::~SnapshotItemReader() = default;
+
+Status SnapshotItemReader::Read(std::string_view text, size_t index, std::string_view source,
+                                const std::string& implied_kind, Cluster* cluster, Diagnostics* diagnostics) {
+  *diagnostics = Diagnostics{};
+  const simdjson::padded_string_view view(text.data(), text.size(), text.size() + kPadding);
+  od::document doc;
+  if (const simdjson::error_code e = impl_->parser.iterate(view).get(doc); e != simdjson::SUCCESS) {
+    diagnostics->malformed = true;
+    return Status::Error(std::string("not valid JSON: ") + simdjson::error_message(e));
+  }
+  try {
+    od::json_type t;
+    if (doc.type().get(t) != simdjson::SUCCESS || t != od::json_type::object) {
+      return Status::Error(ItemPrefix(source, index, "?", "") + ": not an object");
+    }
+    Status s = ParseItem(doc.get_object(), index, source, implied_kind, cluster);
+    diagnostics->kind_missing = !s.ok() && implied_kind.empty() &&
+                                s.message().size() >= 14 && s.message().ends_with(": kind missing");
+    return s;
+  } catch (const simdjson::simdjson_error& e) {
+    diagnostics->malformed = true;
+    const char* at = nullptr;
+    if (doc.current_location().get(at) == simdjson::SUCCESS && at >= text.data() && at <= text.data() + text.size()) {
+      diagnostics->offset = static_cast<size_t>(at - text.data());
+    }
+    return Status::Error(std::string("not valid JSON: ") + e.what());
+  }
 }
+
+void ResolveClusterWorkloads(Cluster* cluster) { ResolveWorkloads(cluster); }
+
+Result<Cluster> LoadClusterFile(const std::string& path) { return ReadClusterFile(path); }
 
 }  // namespace kubeon::model

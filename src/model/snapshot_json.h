@@ -27,9 +27,12 @@
 //    Pod -> Job (-> CronJob when the Job is known), else the pod itself (kind "Pod").
 //    A ReplicaSet missing from the snapshot is resolved by its own
 //    ownerReference name when present, else it stands as the workload.
-//  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file.
+//  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file item
+//    by item in bounded memory (ReadClusterFile, snapshot_stream.h).
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -46,5 +49,35 @@ Result<Cluster> LoadClusterFile(const std::string& path);
 // Parses a Kubernetes quantity that must be a whole number ("2", "2k" is not
 // accepted for device resources).  Returns false for fractions or garbage.
 bool ParseWholeQuantity(std::string_view text, int64_t* out);
+
+// The reader of one List item, for readers that find the items themselves
+// (snapshot_stream.h reads a file item by item).  Read(text) does for one
+// item what ParseClusterJson does for each element of "items", with the same
+// errors; call ResolveClusterWorkloads once after the last item.
+class SnapshotItemReader {
+ public:
+  // simdjson reads up to this many bytes past the end of an item's text.
+  static constexpr size_t kPadding = 64;
+  // What went wrong beyond the returned Status, for the caller's message.
+  struct Diagnostics {
+    bool malformed = false;     // not valid JSON; the Status is "not valid JSON: <why>"
+    size_t offset = std::string_view::npos;  // where in the text the parser stopped (npos: unknown)
+    bool kind_missing = false;  // the item has no "kind" and implied_kind is ""
+  };
+  SnapshotItemReader();
+  ~SnapshotItemReader();
+  // Reads one item into *cluster.  `index` and `source` name it in errors;
+  // `implied_kind` is the kind of items that have none (a "PodList"'s "Pod").
+  // REQUIRES: text.data() + text.size() is followed by kPadding readable bytes.
+  Status Read(std::string_view text, size_t index, std::string_view source, const std::string& implied_kind,
+              Cluster* cluster, Diagnostics* diagnostics);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Fills every Pod::workload from the owner chains (see the contract above).
+void ResolveClusterWorkloads(Cluster* cluster);
 
 }  // namespace kubeon::model

@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
   auto* interval = app.add_option("--interval", o.interval_seconds, "Seconds between samples (demo default 600)");
   samples->excludes(interval);
   app.add_flag("--no-history", no_history, "Write no history.om");
+  app.add_flag("--compact", o.compact,
+               "cluster.json without the fields kubeon does not read, one item per line (the same cluster, "
+               "about a fifth of kubectl's output)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -275,6 +275,23 @@ TEST(ClusterJsonTest, StreamedReaderEqualsTheWholeTextReader) {
   }
 }
 
+// --compact drops only fields kubeon does not read: the same Cluster.
+TEST(ClusterJsonTest, CompactFormGivesTheSameCluster) {
+  const SyntheticCluster c = MustGenerate(Scale(60, 8, 4));
+  std::string compact;
+  ASSERT_TRUE(WriteClusterJson(c, [&](std::string_view s) {
+                compact.append(s);
+                return true;
+              }, true).ok());
+  const std::string full = ClusterText(c);
+  EXPECT_LT(compact.size() * 4, full.size());
+  Result<model::Cluster> a = model::ParseClusterJson(compact, "cluster.json");
+  Result<model::Cluster> b = model::ParseClusterJson(full, "cluster.json");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_TRUE(*a == *b);
+}
+
 TEST(ClusterJsonTest, WorkloadsResolveToTheirControllers) {
   const SyntheticCluster c = MustGenerate(Demo(3600));
   Result<model::Cluster> parsed = model::ParseClusterJson(ClusterText(c), "cluster.json");

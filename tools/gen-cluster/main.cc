@@ -3,7 +3,8 @@
 // (prices.yaml) for `kubeon-gpu plan`.  See synthetic.h for the presets.
 //
 //   gen-cluster --preset demo --out examples/demo
-//   gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale [--history-samples 24]
+//   gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale [--history-samples 24] [--compact]
+//   (--compact: cluster.json with only the fields kubeon reads, one item per line)
 //
 // Exit codes: 0 written, 1 failure (message on stderr), 2 usage error.
 #include <chrono>

@@ -210,6 +210,7 @@ class Reader {
       const size_t start = pos_;
       const int c = Peek();
       if (c < 0) return Stopped("items[" + std::to_string(index) + "]");
+      if (c == '}' || c == ']' || c == ',' || c == ':') return Error(pos_, "expected a value in items");
       if (c != '{') return Status::Error(name_ + ": items[" + std::to_string(index) + "] (?): not an object");
       if (!SkipValue() || pos_ - start > max_item_) return Stopped("items[" + std::to_string(index) + "]");
       if (deferred->ok()) {

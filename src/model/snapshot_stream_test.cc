@@ -120,6 +120,10 @@ TEST(SnapshotStream, MalformedJsonNamesTheLine) {
   // A missing comma between items: found by the scan, with its position.
   const std::string comma = StreamError("{\"items\":[\n{\"kind\":\"List\"}\n{\"kind\":\"List\"}]}");
   EXPECT_EQ(comma, "c.json: not valid JSON at line 3, column 1: expected ',' or ']' after items[0]");
+  // No value where an item should be.
+  EXPECT_EQ(StreamError("{\"items\": [}"), "c.json: not valid JSON at line 1, column 12: expected a value in items");
+  EXPECT_EQ(StreamError("{\"items\": [{\"kind\":\"List\"},]}"),
+            "c.json: not valid JSON at line 1, column 28: expected a value in items");
   // Invalid UTF-8 inside an item: named by item.
   const std::string utf8 = StreamError("{\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"\xff\"}}]}");
   EXPECT_NE(utf8.find("c.json: not valid JSON in items[0] (at line 1, column 11): "), std::string::npos) << utf8;

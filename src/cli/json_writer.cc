@@ -2,6 +2,7 @@
 #include "cli/json_writer.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 namespace kubeon::cli {
@@ -133,7 +134,15 @@ void JsonWriter::UInt(uint64_t v) {
 
 void JsonWriter::Double(double v) {
   BeforeValue();
-  out_->append(nlohmann::json(v).dump());
+  if (!std::isfinite(v)) {
+    out_->append("null");  // as dump() prints NaN and infinities
+    return;
+  }
+  // dump()'s own formatter (Grisu2, ".0" on whole numbers), without the
+  // temporary json and string per number.
+  char buf[64];
+  const char* end = nlohmann::detail::to_chars(buf, buf + sizeof(buf), v);
+  out_->append(buf, static_cast<size_t>(end - buf));
 }
 
 void JsonWriter::Bool(bool v) {
@@ -163,6 +172,15 @@ void JsonWriter::Value(const nlohmann::json& j) {
       return;
     case nlohmann::json::value_t::string:
       String(j.get_ref<const std::string&>());
+      return;
+    case nlohmann::json::value_t::number_float:
+      Double(j.get<double>());
+      return;
+    case nlohmann::json::value_t::number_integer:
+      Int(j.get<int64_t>());
+      return;
+    case nlohmann::json::value_t::number_unsigned:
+      UInt(j.get<uint64_t>());
       return;
     default:  // numbers, booleans, null, discarded: as nlohmann prints them
       BeforeValue();

@@ -35,6 +35,7 @@ struct Taint {
   std::string key;
   std::string value;
   std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute
+  bool operator==(const Taint&) const = default;  // field by field (tests compare readers)
 };
 
 struct Node {
@@ -54,6 +55,7 @@ struct Node {
   std::optional<double> hourly_price_usd;  // annotation kubeon.io/hourly-price-usd
   std::map<std::string, int64_t> capacity;     // integer resources only
   std::map<std::string, int64_t> allocatable;  // integer resources only
+  bool operator==(const Node&) const = default;  // field by field (tests compare readers)
 };
 
 struct OwnerRef {
@@ -62,6 +64,7 @@ struct OwnerRef {
   std::string name;
   std::string uid;
   bool controller = false;
+  bool operator==(const OwnerRef&) const = default;  // field by field (tests compare readers)
 };
 
 // The controlling owner at the top of the chain (Deployment via ReplicaSet,
@@ -84,6 +87,7 @@ struct ContainerResources {
   bool init = false;
   std::map<std::string, int64_t> requests;  // integer extended resources only
   std::map<std::string, int64_t> limits;
+  bool operator==(const ContainerResources&) const = default;  // field by field (tests compare readers)
 };
 
 // One term of spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
@@ -92,10 +96,12 @@ struct NodeSelectorRequirement {
   std::string key;
   std::string op;  // In | NotIn | Exists | DoesNotExist | Gt | Lt
   std::vector<std::string> values;
+  bool operator==(const NodeSelectorRequirement&) const = default;  // field by field (tests compare readers)
 };
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;
+  bool operator==(const NodeSelectorTerm&) const = default;  // field by field (tests compare readers)
 };
 
 // One entry of spec.tolerations.
@@ -105,6 +111,7 @@ struct Toleration {
   std::string value;
   std::string effect;  // "" tolerates every effect
   bool Tolerates(const Taint& t) const;
+  bool operator==(const Toleration&) const = default;  // field by field (tests compare readers)
 };
 
 // Where a pod may run: what its spec says about nodes.  A pod template's
@@ -122,6 +129,7 @@ struct Placement {
   // The node name when required node affinity names exactly one node
   // (kubernetes.io/hostname In [x] or metadata.name In [x] in every term).
   std::string PinnedNode() const;
+  bool operator==(const Placement&) const = default;  // field by field (tests compare readers)
 };
 
 struct Pod {
@@ -153,12 +161,14 @@ struct Pod {
   // The pod's node filters as one Placement (required_node_terms included).
   Placement PlacementOf() const { return {node_selector, tolerations, required_node_terms}; }
   bool Active() const { return phase == "Running" || phase == "Pending"; }
+  bool operator==(const Pod&) const = default;  // field by field (tests compare readers)
 };
 
 struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In | NotIn | Exists | DoesNotExist
   std::vector<std::string> values;
+  bool operator==(const LabelSelectorRequirement&) const = default;  // field by field (tests compare readers)
 };
 
 struct LabelSelector {
@@ -166,6 +176,7 @@ struct LabelSelector {
   std::vector<LabelSelectorRequirement> match_expressions;
   bool empty_selects_all = true;  // an empty selector ({}) selects everything
   bool Matches(const Labels& labels) const;
+  bool operator==(const LabelSelector&) const = default;  // field by field (tests compare readers)
 };
 
 struct PodDisruptionBudget {
@@ -176,6 +187,7 @@ struct PodDisruptionBudget {
   std::string max_unavailable;  // "" | "1" | "25%"
   int disruptions_allowed = 0;  // status.disruptionsAllowed
   int expected_pods = 0;        // status.expectedPods
+  bool operator==(const PodDisruptionBudget&) const = default;  // field by field (tests compare readers)
 };
 
 // A controller object (Deployment, StatefulSet, ReplicaSet) as read.
@@ -198,6 +210,7 @@ struct Controller {
   std::string max_unavailable;
   int partition = 0;
   Placement pod_template;  // spec.template.spec's node filters
+  bool operator==(const Controller&) const = default;  // field by field (tests compare readers)
 };
 
 // What the GPU Operator's ClusterPolicy (nvidia.com/v1) says about the parts
@@ -211,12 +224,14 @@ struct GpuOperatorPolicy {
   std::string device_plugin_config_name;    // spec.devicePlugin.config.name
   std::string device_plugin_config_default; // spec.devicePlugin.config.default
   bool with_reboot = false;                 // spec.migManager.env WITH_REBOOT=true
+  bool operator==(const GpuOperatorPolicy&) const = default;  // field by field (tests compare readers)
 };
 
 struct ConfigMap {
   std::string namespace_;
   std::string name;
   std::map<std::string, std::string> data;
+  bool operator==(const ConfigMap&) const = default;  // field by field (tests compare readers)
 };
 
 struct Cluster {
@@ -232,6 +247,7 @@ struct Cluster {
 
   const Node* FindNode(const std::string& name) const;
   const ConfigMap* FindConfigMap(const std::string& namespace_, const std::string& name) const;
+  bool operator==(const Cluster&) const = default;  // field by field (tests compare readers)
 };
 
 }  // namespace kubeon::model

@@ -6,6 +6,7 @@
 // reports malformed JSON and type mismatches as exceptions inside this file;
 // they are turned into a Status naming the item and field (see FieldError).
 #include "model/snapshot_json.h"
+#include "model/snapshot_stream.h"
 
 #include <algorithm>
 #include <charconv>
@@ -1040,9 +1041,7 @@ std::string Where(od::document& doc, simdjson::padded_string_view text) {
 Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view source_name) {
   const std::string source(source_name);
   if (const size_t at = TooDeepAt(text); at != std::string_view::npos) {
-    return Status::Error(source + ": arrays and objects nested deeper than " +
-                         std::to_string(kMaxSnapshotNestingDepth) + " levels at " + LineColumn(text, at) +
-                         " (the cap; Kubernetes objects nest about 15)");
+    return Status::Error(source + ": " + TooDeepMessage("at " + LineColumn(text, at)));
   }
   od::parser parser;
   od::document doc;
@@ -1128,18 +1127,69 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
   return ParsePadded(padded, source_name);
 }
 
+struct SnapshotItemReader::Impl {
+  od::parser parser;  // reused: its buffers grow to the largest item once
+  SeenObjects seen;   // every object read so far: a repeat is an error naming both items
+};
+static_assert(SnapshotItemReader::kPadding >= simdjson::SIMDJSON_PADDING);
+
+SnapshotItemReader::SnapshotItemReader() : impl_(std::make_unique<Impl>()) {}
+SnapshotItemReader::~SnapshotItemReader() = default;
+
+void SnapshotItemReader::ForgetObjects() { impl_->seen.clear(); }
+
+Status SnapshotItemReader::Read(std::string_view text, size_t index, std::string_view source,
+                                const std::string& implied_kind, Cluster* cluster, Diagnostics* diagnostics) {
+  *diagnostics = Diagnostics{};
+  // One item of a List sits 2 levels deep.
+  if (const size_t at = TooDeepAt(text, 2); at != std::string_view::npos) {
+    diagnostics->too_deep = true;
+    diagnostics->offset = at;
+    return Status::Error("too deep");
+  }
+  const simdjson::padded_string_view view(text.data(), text.size(), text.size() + kPadding);
+  od::document doc;
+  if (const simdjson::error_code e = impl_->parser.iterate(view).get(doc); e != simdjson::SUCCESS) {
+    diagnostics->malformed = true;
+    return Status::Error(std::string("not valid JSON: ") + simdjson::error_message(e));
+  }
+  try {
+    od::json_type t;
+    if (doc.type().get(t) != simdjson::SUCCESS || t != od::json_type::object) {
+      return Status::Error(ItemPrefix(source, index, "?", "") + ": not an object");
+    }
+    Status s = ParseItem(doc.get_object(), index, source, implied_kind, cluster, &impl_->seen);
+    diagnostics->kind_missing = !s.ok() && implied_kind.empty() &&
+                                s.message().size() >= 14 && s.message().ends_with(": kind missing");
+    return s;
+  } catch (const simdjson::simdjson_error& e) {
+    diagnostics->malformed = true;
+    const char* at = nullptr;
+    if (doc.current_location().get(at) == simdjson::SUCCESS && at >= text.data() && at <= text.data() + text.size()) {
+      diagnostics->offset = static_cast<size_t>(at - text.data());
+    }
+    return Status::Error(std::string("not valid JSON: ") + e.what());
+  }
+}
+
+void ResolveClusterWorkloads(Cluster* cluster) { ResolveWorkloads(cluster); }
+
+std::string TooDeepMessage(const std::string& where) {
+  return "arrays and objects nested deeper than " + std::to_string(kMaxSnapshotNestingDepth) + " levels " + where +
+         " (the cap; Kubernetes objects nest about 15)";
+}
+
+// A regular file is read item by item (snapshot_stream.h); a pipe
+// (`--cluster <(kubectl get ...)`) is read whole and parsed; a directory or
+// device is an error (input_file.h).
 Result<Cluster> LoadClusterFile(const std::string& path) {
   constexpr std::string_view kWhat = "cluster snapshot";
   Result<InputFile> in = OpenableInput(path, kWhat);
   if (!in.ok()) return in.status();
-  if (!in->regular) {
-    Result<std::string> text = ReadInputFile(path, kWhat);
-    if (!text.ok()) return text.status();
-    return ParseClusterJson(*text, path);
-  }
-  simdjson::padded_string text(in->size);
-  if (Status s = ReadRegularInto(path, kWhat, text.data(), in->size); !s.ok()) return s;
-  return ParsePadded(text, path);
+  if (in->regular) return ReadClusterFile(path);
+  Result<std::string> text = ReadInputFile(path, kWhat);
+  if (!text.ok()) return text.status();
+  return ParseClusterJson(*text, path);
 }
 
 }  // namespace kubeon::model

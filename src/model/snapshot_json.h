@@ -42,12 +42,15 @@
 //  - Nesting: arrays and objects deeper than kMaxSnapshotNestingDepth
 //    anywhere in the text (read fields or not) are an error naming the line
 //    and column, found by one scan before parsing.  No recursion anywhere.
-//  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file (a
-//    directory or device is an error, see input_file.h).
+//  - Pure: ParseClusterJson does no I/O; LoadClusterFile reads one file: a
+//    regular file item by item in bounded memory (ReadClusterFile,
+//    snapshot_stream.h), a pipe whole; a directory or device is an error
+//    (input_file.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -80,5 +83,43 @@ Result<Cluster> LoadClusterFile(const std::string& path);
 // Parses a Kubernetes quantity that must be a whole number ("2", "2k" is not
 // accepted for device resources).  Returns false for fractions or garbage.
 bool ParseWholeQuantity(std::string_view text, int64_t* out);
+
+// The reader of one List item, for readers that find the items themselves
+// (snapshot_stream.h reads a file item by item).  Read(text) does for one
+// item what ParseClusterJson does for each element of "items", with the same
+// errors; call ResolveClusterWorkloads once after the last item.
+class SnapshotItemReader {
+ public:
+  // simdjson reads up to this many bytes past the end of an item's text.
+  static constexpr size_t kPadding = 64;
+  // What went wrong beyond the returned Status, for the caller's message.
+  struct Diagnostics {
+    bool malformed = false;     // not valid JSON; the Status is "not valid JSON: <why>"
+    size_t offset = std::string_view::npos;  // where in the text the parser stopped (npos: unknown)
+    bool kind_missing = false;  // the item has no "kind" and implied_kind is ""
+    bool too_deep = false;      // nested deeper than kMaxSnapshotNestingDepth at `offset`
+  };
+  SnapshotItemReader();
+  ~SnapshotItemReader();
+  // Reads one item into *cluster.  `index` and `source` name it in errors;
+  // `implied_kind` is the kind of items that have none (a "PodList"'s "Pod").
+  // REQUIRES: text.data() + text.size() is followed by kPadding readable bytes.
+  Status Read(std::string_view text, size_t index, std::string_view source, const std::string& implied_kind,
+              Cluster* cluster, Diagnostics* diagnostics);
+  // Forgets the objects read so far (a repeat of one is an error): before
+  // reading the same items again into a fresh Cluster.
+  void ForgetObjects();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Fills every Pod::workload from the owner chains (see the contract above).
+void ResolveClusterWorkloads(Cluster* cluster);
+
+// "arrays and objects nested deeper than <cap> levels <where> (the cap; ...)",
+// where `where` is "at line L, column C": the one text of the nesting error.
+std::string TooDeepMessage(const std::string& where);
 
 }  // namespace kubeon::model

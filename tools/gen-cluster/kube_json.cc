@@ -801,15 +801,72 @@ model::PodDisruptionBudget ModelPdb(const SyntheticCluster& c, int workload, con
   return m;
 }
 
+// Keeps only the members of `o` named in `keep`.
+void KeepOnly(json& o, std::initializer_list<const char*> keep) {
+  if (!o.is_object()) return;
+  json out = json::object();
+  for (const char* k : keep) {
+    if (auto it = o.find(k); it != o.end()) out[k] = std::move(*it);
+  }
+  o = std::move(out);
+}
+
+// A pod spec without what kubeon does not read of its containers.
+void CompactPodSpec(json& spec) {
+  KeepOnly(spec, {"nodeName", "nodeSelector", "tolerations", "affinity", "volumes", "terminationGracePeriodSeconds",
+                  "containers", "initContainers"});
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!spec.contains(list)) continue;
+    for (json& c : spec[list]) KeepOnly(c, {"name", "resources"});
+  }
+}
+
+// The item without the fields snapshot_json.cc does not read.
+void Compact(json& item) {
+  const std::string kind = item.value("kind", "");
+  if (json& md = item["metadata"]; md.is_object()) {
+    KeepOnly(md, {"name", "namespace", "uid", "labels", "annotations", "ownerReferences", "managedFields"});
+    if (md.contains("ownerReferences")) {
+      for (json& r : md["ownerReferences"]) KeepOnly(r, {"apiVersion", "kind", "name", "uid", "controller"});
+    }
+    if (md.contains("managedFields")) {
+      for (json& f : md["managedFields"]) KeepOnly(f, {"manager"});
+    }
+  }
+  if (kind == "Node") {
+    json& status = item["status"];
+    KeepOnly(status, {"capacity", "allocatable", "conditions"});
+    json ready = json::array();
+    for (json& cond : status["conditions"]) {
+      if (cond.value("type", "") == "Ready") ready.push_back({{"status", cond["status"]}, {"type", "Ready"}});
+    }
+    status["conditions"] = std::move(ready);
+  } else if (kind == "Pod") {
+    CompactPodSpec(item["spec"]);
+    KeepOnly(item["status"], {"phase"});
+  } else if (kind != "PodDisruptionBudget") {  // the controllers
+    if (item.contains("spec") && item["spec"].contains("template") && item["spec"]["template"].contains("spec")) {
+      CompactPodSpec(item["spec"]["template"]["spec"]);
+    }
+    item.erase("status");
+  }
+}
+
 }  // namespace
 
-Status WriteClusterJson(const SyntheticCluster& c, const std::function<bool(std::string_view)>& sink) {
+Status WriteClusterJson(const SyntheticCluster& c, const std::function<bool(std::string_view)>& sink, bool compact) {
   const std::vector<Item> items = Items(c);
   const std::vector<int> running = RunningPods(c);
   std::string buf = "{\n    \"apiVersion\": \"v1\",\n    \"items\": [";
   buf += items.empty() ? "]" : "\n";
   for (size_t i = 0; i < items.size(); ++i) {
-    AppendIndented(buf, ItemJson(c, items[i], running).dump(4), 8);
+    if (compact) {
+      json item = ItemJson(c, items[i], running);
+      Compact(item);
+      buf += item.dump();
+    } else {
+      AppendIndented(buf, ItemJson(c, items[i], running).dump(4), 8);
+    }
     buf += i + 1 < items.size() ? ",\n" : "\n    ]";
     if (buf.size() >= (1 << 20)) {
       if (!sink(buf)) return Status::Error("cluster.json: write failed");

@@ -3,7 +3,8 @@
 // (prices.yaml) for `kubeon-gpu plan`.  See synthetic.h for the presets.
 //
 //   gen-cluster --preset demo --out examples/demo
-//   gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale [--history-samples 24]
+//   gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale [--history-samples 24] [--compact]
+//   (--compact: cluster.json with only the fields kubeon reads, one item per line)
 //
 // Exit codes: 0 written, 1 failure (message on stderr), 2 usage error.
 #include <chrono>
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
   auto* interval = app.add_option("--interval", o.interval_seconds, "Seconds between samples (demo default 600)");
   samples->excludes(interval);
   app.add_flag("--no-history", no_history, "Write no history.om");
+  app.add_flag("--compact", o.compact,
+               "cluster.json without the fields kubeon does not read, one item per line (the same cluster, "
+               "about a fifth of kubectl's output)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

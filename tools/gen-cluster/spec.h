@@ -236,6 +236,7 @@ struct SyntheticCluster {
   int64_t history_end = 0;    // last sample time (== snapshot_time)
   int64_t interval_seconds = 60;
   bool history = true;        // false: --no-history
+  bool compact = false;       // --compact: cluster.json without the fields kubeon does not read
   int bad_samples_per_series = 0;  // NaN FB_USED samples per kBadSamples series
   std::vector<InstanceType> instance_types;
   std::vector<NodeSpec> nodes;

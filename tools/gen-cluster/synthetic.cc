@@ -39,6 +39,7 @@ class Builder {
     c_.preset = o.preset == Preset::kDemo ? "demo" : "scale";
     c_.seed = o.seed;
     c_.history = o.history;
+    c_.compact = o.compact;
     c_.snapshot_time = kSnapshotTime;
     c_.history_end = kSnapshotTime;
     c_.interval_seconds = interval;
@@ -823,7 +824,7 @@ Status WriteFiles(const SyntheticCluster& c, const std::string& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::Error(dir + ": cannot create directory: " + ec.message());
   const std::filesystem::path d(dir);
-  Status s = WriteAtomically(d / "cluster.json", [&](const auto& sink) { return WriteClusterJson(c, sink); });
+  Status s = WriteAtomically(d / "cluster.json", [&](const auto& sink) { return WriteClusterJson(c, sink, c.compact); });
   if (s.ok() && c.history) s = WriteAtomically(d / "history.om", [&](const auto& sink) { return WriteHistory(c, sink); });
   if (s.ok()) s = WriteText(d / "policy.yaml", PolicyYaml(c));
   if (s.ok()) s = WriteText(d / "prices.yaml", PricesYaml(c));

@@ -47,6 +47,9 @@ struct Options {
   int64_t history_samples = 0;
   int64_t interval_seconds = 0;
   bool history = true;  // false: no history (no history.om; empty in memory)
+  // true: cluster.json holds only what kubeon reads, one item per line
+  // (WriteClusterJson's compact form; the same model::Cluster).
+  bool compact = false;
 };
 
 Result<SyntheticCluster> Generate(const Options& options);

@@ -21,6 +21,7 @@
 #include "mig/catalog.h"
 #include "model/prices.h"
 #include "model/snapshot_json.h"
+#include "model/snapshot_stream.h"
 #include "policy/gpu_policy.h"
 
 namespace kubeon::gencluster {
@@ -258,6 +259,37 @@ TEST(ClusterJsonTest, ScaleParsesAndEqualsTheInMemoryModel) {
   Result<model::Cluster> parsed = model::ParseClusterJson(ClusterText(c), "cluster.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   ExpectSameCluster(*parsed, BuildModelCluster(c));
+}
+
+// The item-by-item file reader (model/snapshot_stream.h) makes the same
+// Cluster of a generated List as the whole-text reader, chunk boundaries
+// anywhere (small chunks) or one item at a time (the default chunk).
+TEST(ClusterJsonTest, StreamedReaderEqualsTheWholeTextReader) {
+  const std::string text = ClusterText(MustGenerate(Scale(60, 8, 4)));
+  Result<model::Cluster> whole = model::ParseClusterJson(text, "cluster.json");
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  for (size_t chunk : {size_t{61}, size_t{4096}, model::kSnapshotChunkBytes}) {
+    Result<model::Cluster> streamed = model::ReadClusterText(text, "cluster.json", chunk);
+    ASSERT_TRUE(streamed.ok()) << streamed.status().message();
+    EXPECT_TRUE(*streamed == *whole) << "chunk " << chunk;
+  }
+}
+
+// --compact drops only fields kubeon does not read: the same Cluster.
+TEST(ClusterJsonTest, CompactFormGivesTheSameCluster) {
+  const SyntheticCluster c = MustGenerate(Scale(60, 8, 4));
+  std::string compact;
+  ASSERT_TRUE(WriteClusterJson(c, [&](std::string_view s) {
+                compact.append(s);
+                return true;
+              }, true).ok());
+  const std::string full = ClusterText(c);
+  EXPECT_LT(compact.size() * 4, full.size());
+  Result<model::Cluster> a = model::ParseClusterJson(compact, "cluster.json");
+  Result<model::Cluster> b = model::ParseClusterJson(full, "cluster.json");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_TRUE(*a == *b);
 }
 
 TEST(ClusterJsonTest, WorkloadsResolveToTheirControllers) {

@@ -1,0 +1,520 @@
+// See snapshot_stream.h.
+//
+// Positions are absolute byte offsets in the file.  Window holds bytes
+// [base, base + size) of the file and drops those before its keep mark when it
+// needs room; the scanner keeps the mark at the start of the top-level value
+// it is in, so an item's text is contiguous in the buffer when it ends (the
+// buffer keeps SnapshotItemReader::kPadding bytes to spare behind its data).
+#include "model/snapshot_stream.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "model/snapshot_json.h"
+
+namespace kubeon::model {
+namespace {
+
+constexpr size_t kPad = SnapshotItemReader::kPadding;
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// True for the bytes that change the nesting outside strings.
+struct StructuralTable {
+  bool is[256] = {};
+  constexpr StructuralTable() {
+    is[static_cast<unsigned char>('"')] = true;
+    is[static_cast<unsigned char>('{')] = true;
+    is[static_cast<unsigned char>('}')] = true;
+    is[static_cast<unsigned char>('[')] = true;
+    is[static_cast<unsigned char>(']')] = true;
+  }
+};
+constexpr StructuralTable kStructural;
+
+class Window {
+ public:
+  Window(SnapshotSource* source, size_t chunk, size_t max_keep)
+      : source_(source), chunk_(chunk), max_keep_(max_keep), buf_(chunk + kPad) {}
+
+  // Makes the byte at `pos` available.  False at the end of the file, on a
+  // read error (status()) or when the kept bytes would exceed max_keep
+  // (too_big()).  REQUIRES: pos >= keep mark.
+  bool Ensure(size_t pos) {
+    while (pos >= base_ + size_) {
+      if (eof_ || !status_.ok()) return false;
+      if (pos - keep_ >= max_keep_) {
+        too_big_ = true;
+        return false;
+      }
+      if (keep_ > base_) {  // drop what is no longer needed
+        const size_t drop = std::min(keep_ - base_, size_);
+        std::memmove(buf_.data(), buf_.data() + drop, size_ - drop);
+        base_ += drop;
+        size_ -= drop;
+      }
+      if (buf_.size() < size_ + chunk_ + kPad) buf_.resize(std::max(size_ + chunk_ + kPad, buf_.size() * 2));
+      Result<size_t> n = source_->Read(buf_.data() + size_, chunk_);
+      if (!n.ok()) {
+        status_ = n.status();
+        return false;
+      }
+      if (*n == 0) eof_ = true;
+      size_ += *n;
+      std::memset(buf_.data() + size_, ' ', kPad);  // the item reader's padding
+    }
+    return true;
+  }
+  const char* At(size_t pos) const { return buf_.data() + (pos - base_); }
+  size_t End() const { return base_ + size_; }
+  void Keep(size_t pos) { keep_ = pos; }
+  bool too_big() const { return too_big_; }
+  const Status& status() const { return status_; }
+
+ private:
+  SnapshotSource* source_;
+  size_t chunk_, max_keep_;
+  std::vector<char> buf_;
+  size_t base_ = 0, size_ = 0, keep_ = 0;
+  bool eof_ = false, too_big_ = false;
+  Status status_;
+};
+
+// Why a scan stopped early.
+enum class Stop { kEnd, kTooBig, kReadError };
+
+class Reader {
+ public:
+  Reader(SnapshotSource* source, std::string_view name, size_t chunk, size_t max_item)
+      : source_(source), name_(name), chunk_(chunk), max_item_(max_item) {}
+
+  Result<Cluster> Run() {
+    Result<Cluster> first = Pass("");
+    if (first.ok() || !rescan_kind_) return first;
+    // Items without "kind" before the List's kind: read again knowing it.
+    if (Status s = source_->Rewind(); !s.ok()) return s.WithPrefix(name_);
+    pos_ = value_start_ = 0;
+    rescan_kind_ = false;
+    item_reader_.ForgetObjects();
+    return Pass(implied_kind_);
+  }
+
+ private:
+  // One pass over the file.  forced_implied: the items' kind found by a
+  // previous pass ("" on the first).
+  Result<Cluster> Pass(const std::string& forced_implied) {
+    Window window(source_, chunk_, max_item_);
+    w_ = &window;
+    SkipSpace();
+    const int first = Peek();
+    if (first < 0 && StopReason() == Stop::kEnd) {
+      return Status::Error(name_ + ": not valid JSON: " + simdjson::error_message(simdjson::EMPTY));
+    }
+    if (first != '{') return WholeText();
+    ++pos_;
+    Cluster cluster;
+    std::string implied = forced_implied;
+    bool has_kind = false, has_items = false;
+    Status item_error;  // the first item's error, when the List's kind may still imply one
+    SkipSpace();
+    if (Peek() == '}') {
+      ++pos_;
+    } else {
+      while (true) {
+        SkipSpace();
+        Mark();
+        if (Peek() != '"') return Unexpected("a field name");
+        const size_t key_start = pos_;
+        if (!SkipValue()) return Stopped("the top-level object");
+        Result<std::string> key = StringToken(key_start, pos_);
+        if (!key.ok()) return key.status();
+        SkipSpace();
+        if (Peek() != ':') return Unexpected("':'");
+        ++pos_;
+        SkipSpace();
+        if (*key == "items") {
+          if (has_items) return Status::Error(name_ + ": \"items\" twice");
+          if (Peek() != '[') {
+            if (Peek() < 0) return Stopped("the top-level object");
+            return Status::Error(name_ + ": \"items\" is not an array");
+          }
+          has_items = true;
+          ++pos_;
+          Status s = Items(implied, has_kind, &cluster, &item_error);
+          if (!s.ok()) return s;
+        } else {
+          Mark();
+          const size_t value_start = pos_;
+          if (Peek() < 0) return Stopped("the top-level object");
+          if (!SkipValue() || pos_ - value_start > max_item_) return Stopped("the top-level \"" + *key + "\"");
+          const std::string_view value(w_->At(value_start), pos_ - value_start);
+          if (!simdjson::validate_utf8(value.data(), value.size())) {
+            return Status::Error(name_ + ": not valid JSON: " + simdjson::error_message(simdjson::UTF8_ERROR));
+          }
+          if (*key == "kind" && !has_kind) {
+            has_kind = true;
+            Result<std::string> kind = ScalarString(value_start, pos_);
+            if (!kind.ok()) return kind.status();
+            if (kind->size() > 4 && kind->ends_with("List") && forced_implied.empty()) {
+              implied = kind->substr(0, kind->size() - 4);
+            }
+          }
+        }
+        SkipSpace();
+        const int c = Peek();
+        if (c == ',') {
+          ++pos_;
+          continue;
+        }
+        if (c == '}') {
+          ++pos_;
+          break;
+        }
+        if (c < 0) return Stopped("the top-level object");
+        return Unexpected("',' or '}' in the top-level object");
+      }
+    }
+    if (!item_error.ok()) {
+      if (!implied.empty()) {
+        rescan_kind_ = true;
+        implied_kind_ = implied;
+      }
+      return item_error;
+    }
+    if (!has_items) return WholeText();
+    SkipSpace();
+    if (Peek() >= 0) return Error(pos_, "text after the top-level object");
+    if (StopReason() == Stop::kReadError) return w_->status();
+    ResolveClusterWorkloads(&cluster);
+    return cluster;
+  }
+
+  // The elements of "items", after its '['.  An item without a kind while
+  // the List's kind is unknown sets *deferred and skips the rest.
+  Status Items(const std::string& implied, bool kind_known, Cluster* cluster, Status* deferred) {
+    SkipSpace();
+    if (Peek() == ']') {
+      ++pos_;
+      return Status::Ok();
+    }
+    for (size_t index = 0;; ++index) {
+      SkipSpace();
+      Mark();
+      const size_t start = pos_;
+      const int c = Peek();
+      if (c < 0) return Stopped("items[" + std::to_string(index) + "]");
+      if (c == '}' || c == ']' || c == ',' || c == ':') return Error(pos_, "expected a value in items");
+      if (c != '{') return Status::Error(name_ + ": items[" + std::to_string(index) + "] (?): not an object");
+      if (!SkipValue() || pos_ - start > max_item_) return Stopped("items[" + std::to_string(index) + "]");
+      if (deferred->ok()) {
+        SnapshotItemReader::Diagnostics d;
+        Status s = item_reader_.Read(std::string_view(w_->At(start), pos_ - start), index, name_, implied, cluster, &d);
+        if (!s.ok()) {
+          if (d.too_deep) return Status::Error(name_ + ": " + TooDeepMessage(Where(start + d.offset)));
+          if (d.malformed) {
+            if (d.offset == std::string_view::npos) {
+              return Status::Error(name_ + ": " + s.message().substr(0, 14) + " in items[" + std::to_string(index) +
+                                   "] (" + Where(start) + ")" + s.message().substr(14));
+            }
+            return Error(start + d.offset, s.message().substr(std::string_view("not valid JSON: ").size()));
+          }
+          if (!(d.kind_missing && !kind_known)) return s;
+          *deferred = s;  // the List's kind, after "items", may name the kind
+        }
+      }
+      SkipSpace();
+      const int next = Peek();
+      if (next == ',') {
+        ++pos_;
+        continue;
+      }
+      if (next == ']') {
+        ++pos_;
+        return Status::Ok();
+      }
+      if (next < 0) return Stopped("items");
+      return Unexpected("',' or ']' after items[" + std::to_string(index) + "]");
+    }
+  }
+
+  // A file whose top level is not an object with "items": read whole, under
+  // the item cap, by ParseClusterJson.
+  Result<Cluster> WholeText() {
+    if (StopReason() == Stop::kReadError) return w_->status();
+    if (Status s = source_->Rewind(); !s.ok()) return s.WithPrefix(name_);
+    std::string text;
+    std::vector<char> chunk(chunk_);
+    while (true) {
+      Result<size_t> n = source_->Read(chunk.data(), chunk.size());
+      if (!n.ok()) return n.status();
+      if (*n == 0) break;
+      if (text.size() + *n > max_item_) {
+        return Status::Error(name_ + ": a snapshot without \"items\" larger than " + std::to_string(max_item_) +
+                             " bytes (a single object is at most that)");
+      }
+      text.append(chunk.data(), *n);
+    }
+    return ParseClusterJson(text, name_);
+  }
+
+  // The current top-level value starts at pos_: what precedes may go.
+  void Mark() {
+    w_->Keep(pos_);
+    value_start_ = pos_;
+  }
+
+  int Peek() {
+    if (!w_->Ensure(pos_)) return -1;
+    return static_cast<unsigned char>(*w_->At(pos_));
+  }
+
+  void SkipSpace() {
+    while (w_->Ensure(pos_)) {
+      const char* p = w_->At(pos_);
+      const char* end = w_->At(w_->End());
+      const char* q = p;
+      while (q < end && IsSpace(*q)) ++q;
+      pos_ += static_cast<size_t>(q - p);
+      if (q < end) return;
+    }
+  }
+
+  // Moves pos_ past the string whose opening quote is at pos_.
+  bool SkipString() {
+    const size_t open = pos_;
+    ++pos_;
+    while (w_->Ensure(pos_)) {
+      const char* p = w_->At(pos_);
+      const char* end = w_->At(w_->End());
+      const char* q = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+      if (q == nullptr) {
+        pos_ = w_->End();
+        continue;
+      }
+      pos_ += static_cast<size_t>(q - p) + 1;
+      // Escaped when preceded by an odd number of backslashes (all kept:
+      // the string's opening quote is at or after the keep mark).
+      size_t backslashes = 0;
+      for (const char* b = q - 1; b > w_->At(open) && *b == '\\'; --b) ++backslashes;
+      if (backslashes % 2 == 0) return true;
+    }
+    return false;
+  }
+
+  // Moves pos_ past the JSON value starting at pos_ (by structure only:
+  // brackets are counted, strings skipped; the item reader checks the rest).
+  bool SkipValue() {
+    const int c = Peek();
+    if (c == '"') return SkipString();
+    if (c != '{' && c != '[') {  // a literal: up to the next delimiter
+      while (w_->Ensure(pos_)) {
+        const char ch = *w_->At(pos_);
+        if (IsSpace(ch) || ch == ',' || ch == '}' || ch == ']' || ch == ':') return true;
+        ++pos_;
+      }
+      return false;
+    }
+    size_t depth = 0;
+    while (w_->Ensure(pos_)) {
+      const char* p = w_->At(pos_);
+      const char* end = w_->At(w_->End());
+      while (p < end && !kStructural.is[static_cast<unsigned char>(*p)]) ++p;
+      pos_ = w_->End() - static_cast<size_t>(end - p);
+      if (p == end) continue;
+      const char ch = *p;
+      if (ch == '"') {
+        if (!SkipString()) return false;
+        continue;
+      }
+      ++pos_;
+      if (ch == '{' || ch == '[') {
+        ++depth;
+      } else if (--depth == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The string a token [begin, end) spells (a field name).
+  Result<std::string> StringToken(size_t begin, size_t end) {
+    const std::string_view token(w_->At(begin), end - begin);
+    if (token.find('\\') == std::string_view::npos) {
+      if (!simdjson::validate_utf8(token.data(), token.size())) {
+        return Status::Error(name_ + ": not valid JSON: " + simdjson::error_message(simdjson::UTF8_ERROR));
+      }
+      return std::string(token.substr(1, token.size() - 2));
+    }
+    return ScalarString(begin, end);
+  }
+
+  // A scalar token [begin, end) as Str reads it: a string's value, "" for
+  // other types; a malformed literal is an error.
+  Result<std::string> ScalarString(size_t begin, size_t end) {
+    const std::string_view token(w_->At(begin), end - begin);
+    if (token.empty() || token[0] == '{' || token[0] == '[') return std::string();
+    const simdjson::padded_string padded(token);
+    simdjson::ondemand::document doc;
+    std::string out;
+    simdjson::error_code e = scalar_parser_.iterate(padded).get(doc);
+    if (e == simdjson::SUCCESS) {
+      simdjson::ondemand::json_type t;
+      e = doc.type().get(t);
+      if (e == simdjson::SUCCESS && t == simdjson::ondemand::json_type::string) {
+        std::string_view s;
+        e = doc.get_string().get(s);
+        out = s;
+      } else if (e == simdjson::SUCCESS && t == simdjson::ondemand::json_type::boolean) {
+        bool b;
+        e = doc.get_bool().get(b);
+      } else if (e == simdjson::SUCCESS && t == simdjson::ondemand::json_type::null) {
+        bool n = false;
+        e = doc.is_null().get(n);
+        if (e == simdjson::SUCCESS && !n) e = simdjson::N_ATOM_ERROR;
+      } else if (e == simdjson::SUCCESS) {
+        double d;
+        e = doc.get_double().get(d);
+      }
+    }
+    if (e != simdjson::SUCCESS) return Error(begin, simdjson::error_message(e));
+    return out;
+  }
+
+  // Why the last scan stopped (or ended a value past the cap).
+  Stop StopReason() const {
+    if (!w_->status().ok()) return Stop::kReadError;
+    return w_->too_big() || pos_ - value_start_ > max_item_ ? Stop::kTooBig : Stop::kEnd;
+  }
+
+  // The scan could not go on inside `what`.
+  Status Stopped(const std::string& what) {
+    switch (StopReason()) {
+      case Stop::kReadError: return w_->status();
+      case Stop::kTooBig:
+        return Status::Error(name_ + ": " + what + " is larger than " + std::to_string(max_item_) +
+                             " bytes, the most one item may take");
+      case Stop::kEnd: break;
+    }
+    return Status::Error(name_ + ": truncated: the file ends inside " + what);
+  }
+
+  Status Unexpected(const std::string& expected) {
+    if (Peek() < 0) return Stopped("the top-level object");
+    return Error(pos_, "expected " + expected);
+  }
+
+  // "not valid JSON at line L, column C: why" for the byte at `pos`.
+  Status Error(size_t pos, const std::string& why) {
+    return Status::Error(name_ + ": not valid JSON " + Where(pos) + ": " + why);
+  }
+
+  // "at line L, column C" of the byte at `pos`: counts lines from the start
+  // of the file again (only on an error).
+  std::string Where(size_t pos) {
+    if (!source_->Rewind().ok()) return "at byte " + std::to_string(pos + 1);
+    size_t line = 1, column = 1, at = 0;
+    std::vector<char> chunk(chunk_);
+    while (at < pos) {
+      Result<size_t> n = source_->Read(chunk.data(), std::min(chunk.size(), pos - at));
+      if (!n.ok() || *n == 0) break;
+      for (size_t i = 0; i < *n; ++i) {
+        if (chunk[i] == '\n') {
+          ++line;
+          column = 1;
+        } else {
+          ++column;
+        }
+      }
+      at += *n;
+    }
+    return "at line " + std::to_string(line) + ", column " + std::to_string(column);
+  }
+
+  SnapshotSource* source_;
+  std::string name_;
+  size_t chunk_, max_item_;
+  Window* w_ = nullptr;
+  size_t pos_ = 0;
+  size_t value_start_ = 0;  // the start of the current top-level value
+  SnapshotItemReader item_reader_;
+  simdjson::ondemand::parser scalar_parser_;
+  bool rescan_kind_ = false;
+  std::string implied_kind_;
+};
+
+class FileSource : public SnapshotSource {
+ public:
+  FileSource(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~FileSource() override { ::close(fd_); }
+  Result<size_t> Read(char* out, size_t n) override {
+    while (true) {
+      const ssize_t got = ::read(fd_, out, n);
+      if (got >= 0) return static_cast<size_t>(got);
+      if (errno != EINTR) return Status::Error(path_ + ": read error: " + std::strerror(errno));
+    }
+  }
+  Status Rewind() override {
+    if (::lseek(fd_, 0, SEEK_SET) != 0) {
+      return Status::Error(path_ + ": cannot read the snapshot again (not a regular file?): " + std::strerror(errno));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+class TextSource : public SnapshotSource {
+ public:
+  explicit TextSource(std::string_view text) : text_(text) {}
+  Result<size_t> Read(char* out, size_t n) override {
+    const size_t k = std::min(n, text_.size() - at_);
+    std::memcpy(out, text_.data() + at_, k);
+    at_ += k;
+    return k;
+  }
+  Status Rewind() override {
+    at_ = 0;
+    return Status::Ok();
+  }
+
+ private:
+  std::string_view text_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+Result<Cluster> ReadClusterStream(SnapshotSource* source, std::string_view name, size_t chunk_bytes,
+                                  size_t max_item_bytes) {
+  Reader reader(source, name, chunk_bytes, max_item_bytes);
+  return reader.Run();
+}
+
+Result<Cluster> ReadClusterText(std::string_view text, std::string_view name, size_t chunk_bytes,
+                                size_t max_item_bytes) {
+  TextSource source(text);
+  return ReadClusterStream(&source, name, chunk_bytes, max_item_bytes);
+}
+
+Result<Cluster> ReadClusterFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Error(path + ": cannot open cluster snapshot: " + std::strerror(errno));
+  FileSource source(fd, path);
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::Error(path + ": is a directory, not a cluster snapshot");
+  }
+  return ReadClusterStream(&source, path, kSnapshotChunkBytes, kMaxSnapshotItemBytes);
+}
+
+}  // namespace kubeon::model

@@ -1,0 +1,72 @@
+// Reads a cluster snapshot file item by item, in memory independent of the
+// file's size (a 1 GB List must not take GBs).
+//
+// The file is read in fixed-size chunks.  A structural scan that knows JSON
+// strings and escapes walks the top-level object: it finds "kind" and the
+// extent of each element of "items", and hands each item alone to
+// SnapshotItemReader (snapshot_json.h: simdjson on-demand, the same field
+// reader as ParseClusterJson).  Only the item being read is held, never the
+// whole text.
+//
+// Contract:
+//  - The same Cluster as ParseClusterJson on the same text, and the same
+//    errors for a snapshot with one defect: item index and field path
+//    ("cluster.json: items[12] (Pod ml/a): spec.replicas: ..."), "not valid
+//    JSON at line L, column C: ..." (the line is found by reading the file
+//    again up to the error).  With several defects the first in file order
+//    is reported (ParseClusterJson may report a later malformed string
+//    first: its index of the whole text is built before any item is read).
+//  - A file that ends inside the top-level object is "truncated: the file
+//    ends inside items[N]" (or "... before the top-level object is closed").
+//  - Caps: one item, or one top-level value other than "items", larger than
+//    kMaxSnapshotItemBytes is an error naming it; a file without "items" (a
+//    single object) is read whole under the same cap.
+//  - Memory: the read buffer (kSnapshotChunkBytes, grown to the largest
+//    item), simdjson's index of one item, and the Cluster.
+//  - The file is read once.  Twice only when an item has no "kind" and the
+//    List's own kind comes after "items" (then the List's kind names the
+//    items' kind, as for a "PodList"), or to locate an error.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "model/cluster.h"
+#include "model/status.h"
+
+namespace kubeon::model {
+
+// Bytes read from the file at a time.
+inline constexpr size_t kSnapshotChunkBytes = size_t{1} << 20;
+// The largest item (or top-level value) accepted.  The API server stores no
+// object above etcd's 1.5 MiB request limit; 64 MiB leaves room for any
+// re-indented or hand-made snapshot and still bounds the memory.
+inline constexpr size_t kMaxSnapshotItemBytes = size_t{64} << 20;
+
+// Where the bytes come from.  Read fills up to n bytes and returns how many
+// (0 at the end); Rewind goes back to the first byte.
+class SnapshotSource {
+ public:
+  virtual ~SnapshotSource() = default;
+  virtual Result<size_t> Read(char* out, size_t n) = 0;
+  virtual Status Rewind() = 0;
+};
+
+// Reads the snapshot at `path` (see the contract above).
+Result<Cluster> ReadClusterFile(const std::string& path);
+
+// The reader behind ReadClusterFile over any source: `name` names it in
+// errors; chunk_bytes and max_item_bytes default to the constants above
+// (tests use tiny chunks so that every token crosses a chunk boundary).
+// REQUIRES: chunk_bytes > 0.
+Result<Cluster> ReadClusterStream(SnapshotSource* source, std::string_view name,
+                                  size_t chunk_bytes = kSnapshotChunkBytes,
+                                  size_t max_item_bytes = kMaxSnapshotItemBytes);
+
+// ReadClusterStream over text held in memory (tests and benchmarks).
+Result<Cluster> ReadClusterText(std::string_view text, std::string_view name,
+                                size_t chunk_bytes = kSnapshotChunkBytes,
+                                size_t max_item_bytes = kMaxSnapshotItemBytes);
+
+}  // namespace kubeon::model

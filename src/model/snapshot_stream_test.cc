@@ -1,0 +1,195 @@
+// Tests for snapshot_stream.h: the item-by-item reader gives the same Cluster
+// and the same errors as ParseClusterJson (whole text), whatever the chunk
+// size; truncated files, oversized items and a List's kind after its items.
+#include "model/snapshot_stream.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "model/snapshot_json.h"
+
+namespace kubeon::model {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kDemo = ReadFile(std::string(KUBEON_SOURCE_DIR) + "/examples/demo/cluster.json");
+
+// Chunk sizes that put a chunk boundary inside every kind of token.
+const size_t kChunks[] = {1, 2, 7, 64, 4096, kSnapshotChunkBytes};
+
+void ExpectSameAsWholeText(const std::string& text, std::initializer_list<size_t> chunks = {}) {
+  Result<Cluster> whole = ParseClusterJson(text, "c.json");
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  for (size_t chunk : chunks.size() ? std::vector<size_t>(chunks) : std::vector<size_t>(std::begin(kChunks), std::end(kChunks))) {
+    Result<Cluster> streamed = ReadClusterText(text, "c.json", chunk);
+    ASSERT_TRUE(streamed.ok()) << "chunk " << chunk << ": " << streamed.status().message();
+    EXPECT_TRUE(*streamed == *whole) << "chunk " << chunk;
+  }
+}
+
+// The error both readers give, checked to be the same for every chunk size.
+std::string SameError(const std::string& text) {
+  Result<Cluster> whole = ParseClusterJson(text, "c.json");
+  EXPECT_FALSE(whole.ok());
+  if (whole.ok()) return "";
+  for (size_t chunk : kChunks) {
+    Result<Cluster> streamed = ReadClusterText(text, "c.json", chunk);
+    EXPECT_FALSE(streamed.ok()) << "chunk " << chunk;
+    if (!streamed.ok()) {
+      EXPECT_EQ(streamed.status().message(), whole.status().message()) << "chunk " << chunk;
+    }
+  }
+  return whole.status().message();
+}
+
+// The streamed reader's error (the same for every chunk size).
+std::string StreamError(const std::string& text, size_t max_item = kMaxSnapshotItemBytes) {
+  std::string first;
+  for (size_t chunk : kChunks) {
+    Result<Cluster> r = ReadClusterText(text, "c.json", chunk, max_item);
+    EXPECT_FALSE(r.ok()) << "chunk " << chunk;
+    if (r.ok()) continue;
+    if (first.empty()) first = r.status().message();
+    EXPECT_EQ(r.status().message(), first) << "chunk " << chunk;
+  }
+  return first;
+}
+
+TEST(SnapshotStream, DemoEqualsTheWholeTextReader) {
+  ASSERT_GT(kDemo.size(), 1000u);
+  ExpectSameAsWholeText(kDemo, {13, 4096, kSnapshotChunkBytes});  // 1-byte chunks: the small texts below
+  Result<Cluster> r = ReadClusterText(kDemo, "c.json");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->nodes.empty());
+  EXPECT_FALSE(r->pods.empty());
+}
+
+TEST(SnapshotStream, StringsEscapesAndOddSpacing) {
+  // Brackets and escaped quotes inside strings, escaped keys, a top-level
+  // metadata object before and after the items, no whitespace at all.
+  ExpectSameAsWholeText(
+      R"({"metadata":{"x":"}]\"{["},"it\u0065ms":[{"kind":"Node","metadata":{"name":"a\"}b","labels":)"
+      R"({"k\\":"v\\\\","q":"[{\"}"}}},{"kind":"Pod","metadata":{"name":"p","namespace":"n\u00e9"},)"
+      R"("spec":{"nodeName":"a\"}b","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}],)"
+      R"("kind":"List","z":[1,2,{"a":[]}]})");
+  ExpectSameAsWholeText("\n\t {\r\n \"items\" :\n[\n]\n , \"kind\":\"List\" }\n\n");
+  ExpectSameAsWholeText(R"({"kind":"List","items":[]})");
+}
+
+TEST(SnapshotStream, SingleObjectAndPodListBodies) {
+  ExpectSameAsWholeText(R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"solo"}})");
+  // An API list body: the items have no kind; the List's kind names it,
+  // before the items or (a second pass) after them.
+  ExpectSameAsWholeText(R"({"kind":"PodList","items":[{"metadata":{"name":"p1","namespace":"a"}}]})");
+  ExpectSameAsWholeText(R"({"items":[{"kind":"Node","metadata":{"name":"n"}},{"metadata":{"name":"p1"}}],)"
+                        R"("kind":"PodList"})");
+}
+
+TEST(SnapshotStream, FieldErrorsNameTheItemAndField) {
+  const std::string e = SameError(
+      R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"ok"}},)"
+      R"({"kind":"Node","metadata":{"name":"n"},"spec":{"unschedulable":"true"}}]})");
+  EXPECT_EQ(e, "c.json: items[1] (Node n): spec.unschedulable: expected a boolean, got a string");
+  EXPECT_EQ(SameError(R"({"items":[{"metadata":{"name":"x"}}],"kind":"List"})"), "c.json: items[0] (? x): kind missing");
+  EXPECT_EQ(SameError(R"({"items":[{"kind":"Pod"}]})"), "c.json: items[0] (Pod): metadata.name missing");
+  EXPECT_EQ(SameError(R"({"items":[3]})"), "c.json: items[0] (?): not an object");
+  EXPECT_EQ(SameError(R"({"items":{}})"), "c.json: \"items\" is not an array");
+  EXPECT_EQ(SameError(R"({"items":[],"items":[]})"), "c.json: \"items\" twice");
+  EXPECT_EQ(SameError(R"({"metadata":{}})"), "c.json: neither a List (\"items\") nor a Kubernetes object (\"kind\")");
+  SameError("[]");
+  SameError("");
+}
+
+TEST(SnapshotStream, MalformedJsonNamesTheLine) {
+  const std::string e = SameError("{\"kind\":\"List\",\n\"items\":[\n{\"kind\":\"Node\",\n\"metadata\":{\"name\":tru}}]}");
+  EXPECT_NE(e.find("c.json: not valid JSON at line 4, column"), std::string::npos) << e;
+  // Text after the top-level object (ParseClusterJson: "line 1, column 1: JSON document ended early").
+  EXPECT_EQ(StreamError("{\"items\":[]}\n x"), "c.json: not valid JSON at line 2, column 2: text after the top-level object");
+  // A missing comma between items: found by the scan, with its position.
+  const std::string comma = StreamError("{\"items\":[\n{\"kind\":\"List\"}\n{\"kind\":\"List\"}]}");
+  EXPECT_EQ(comma, "c.json: not valid JSON at line 3, column 1: expected ',' or ']' after items[0]");
+  // No value where an item should be.
+  EXPECT_EQ(StreamError("{\"items\": [}"), "c.json: not valid JSON at line 1, column 12: expected a value in items");
+  EXPECT_EQ(StreamError("{\"items\": [{\"kind\":\"List\"},]}"),
+            "c.json: not valid JSON at line 1, column 28: expected a value in items");
+  // Invalid UTF-8 inside an item: named by item.
+  const std::string utf8 = StreamError("{\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"\xff\"}}]}");
+  EXPECT_NE(utf8.find("c.json: not valid JSON in items[0] (at line 1, column 11): "), std::string::npos) << utf8;
+}
+
+TEST(SnapshotStream, TruncatedFilesSayWhere) {
+  const std::string text = R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"}},{"kind":"Node","metadata":{"name":"m"}}]})";
+  // Every prefix fails; those that end inside an item name it.
+  for (size_t n = 1; n < text.size(); ++n) {
+    Result<Cluster> r = ReadClusterText(text.substr(0, n), "c.json", 3);
+    ASSERT_FALSE(r.ok()) << n;
+    EXPECT_NE(r.status().message().find("truncated: the file ends inside"), std::string::npos)
+        << n << ": " << r.status().message();
+  }
+  EXPECT_EQ(StreamError(text.substr(0, 80)), "c.json: truncated: the file ends inside items[1]");
+}
+
+TEST(SnapshotStream, AnItemAboveTheCapIsAnError) {
+  const std::string big = R"({"kind":"List","items":[{"kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":")" +
+                          std::string(5000, 'x') + R"("}}]})";
+  EXPECT_EQ(StreamError(big, 1000), "c.json: items[0] is larger than 1000 bytes, the most one item may take");
+  EXPECT_TRUE(ReadClusterText(big, "c.json", 64, 10000).ok());
+  const std::string solo = R"({"kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":")" + std::string(5000, 'x') + "\"}}";
+  EXPECT_EQ(StreamError(solo, 1000), "c.json: the top-level \"data\" is larger than 1000 bytes, the most one item may take");
+}
+
+// Every one-byte change of a small List to a structural or escape byte:
+// the scan never reads out of bounds (ASan) and, when both readers accept
+// the text, they make the same Cluster.
+TEST(SnapshotStream, OneByteMutationsAgreeWithTheWholeTextReader) {
+  const std::string text =
+      R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n","labels":{"a\"b":"[x]"}}},)"
+      R"({"kind":"Pod","metadata":{"name":"p"},"spec":{"nodeName":"n","containers":[{"name":"c"}]}}],"z":1})";
+  size_t both_ok = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    for (char c : {'"', '\\', '{', ']', ','}) {
+      std::string mutated = text;
+      mutated[i] = c;
+      Result<Cluster> whole = ParseClusterJson(mutated, "c.json");
+      Result<Cluster> streamed = ReadClusterText(mutated, "c.json", 3);
+      if (whole.ok() && streamed.ok()) {
+        ++both_ok;
+        EXPECT_TRUE(*whole == *streamed) << mutated;
+      }
+    }
+  }
+  EXPECT_GT(both_ok, 0u);
+}
+
+TEST(SnapshotStream, ReadsFilesAndRefusesDirectories) {
+  char path[] = "/tmp/snapshot_stream_testXXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, kDemo.data(), kDemo.size()), static_cast<ssize_t>(kDemo.size()));
+  close(fd);
+  Result<Cluster> file = ReadClusterFile(path);
+  Result<Cluster> whole = ParseClusterJson(kDemo, path);
+  std::remove(path);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_TRUE(whole.ok());
+  EXPECT_TRUE(*file == *whole);
+  Result<Cluster> dir = ReadClusterFile("/tmp");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().message(), "/tmp: is a directory, not a cluster snapshot");
+  EXPECT_FALSE(ReadClusterFile("/nonexistent/cluster.json").ok());
+}
+
+}  // namespace
+}  // namespace kubeon::model

@@ -1,13 +1,18 @@
-// Fuzz harness: cluster snapshot JSON (model::ParseClusterJson, the reader
-// behind `--cluster FILE`), checked against model/snapshot_json.h and the
-// invariants of model/cluster.h.
+// Fuzz harness: cluster snapshot JSON, both readers: model::ParseClusterJson
+// (the whole text: pipes, --from-cluster) and model::ReadClusterText (item
+// by item, the reader behind `--cluster FILE`; small chunks so that tokens
+// cross chunk boundaries), checked against model/snapshot_json.h,
+// model/snapshot_stream.h and the invariants of model/cluster.h.
 //
 // Invariants checked on every input, beyond "no crash":
 //  - no exception escapes;
 //  - an error is one line that names the source (`fuzz.json...`);
 //  - a parsed Cluster has named nodes and pods, gpu_count >= 0, whole GPU
 //    counts >= 0, every pod's workload filled (kind and name), integer
-//    resources >= 0, and one-line warnings.
+//    resources >= 0, and one-line warnings;
+//  - when both readers accept the text they give the same Cluster (errors
+//    may differ: with several defects the item reader reports the first in
+//    file order).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,6 +20,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "model/snapshot_json.h"
+#include "model/snapshot_stream.h"
 
 namespace {
 
@@ -59,13 +65,19 @@ void CheckCluster(const kubeon::model::Cluster& c) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text = kubeon::fuzz::AsText(data, size);
   kubeon::fuzz::NoExceptionEscapes([&] {
-    auto result = kubeon::model::ParseClusterJson(text, kSource);
-    if (result.ok()) {
-      CheckCluster(*result);
-    } else {
-      const std::string& m = result.status().message();
-      FUZZ_CHECK(kubeon::fuzz::IsOneLine(m), "error is not one line: " + m.substr(0, 300));
-      FUZZ_CHECK(m.compare(0, kSource.size(), kSource) == 0, "error does not name the source: " + m.substr(0, 300));
+    auto whole = kubeon::model::ParseClusterJson(text, kSource);
+    auto streamed = kubeon::model::ReadClusterText(text, kSource, 7);
+    for (const auto* result : {&whole, &streamed}) {
+      if (result->ok()) {
+        CheckCluster(**result);
+      } else {
+        const std::string& m = result->status().message();
+        FUZZ_CHECK(kubeon::fuzz::IsOneLine(m), "error is not one line: " + m.substr(0, 300));
+        FUZZ_CHECK(m.compare(0, kSource.size(), kSource) == 0, "error does not name the source: " + m.substr(0, 300));
+      }
+    }
+    if (whole.ok() && streamed.ok()) {
+      FUZZ_CHECK(*whole == *streamed, std::string("the item reader's Cluster differs from the whole-text reader's"));
     }
   });
   return 0;

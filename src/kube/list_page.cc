@@ -89,43 +89,6 @@ Status ReadItems(od::value v, size_t max_depth, const ListItemSink& sink, ListPa
 
 }  // namespace
 
-size_t FindNestingBeyond(std::string_view json, size_t max_depth) {
-  const char* const begin = json.data();
-  const char* const end = begin + json.size();
-  size_t depth = 0;
-  for (const char* p = begin; p < end; ++p) {
-    switch (*p) {
-      case '"': {
-        // Skip the string: find the closing quote not preceded by an odd
-        // number of backslashes (memchr runs at memory speed).
-        const char* from = p + 1;
-        while (true) {
-          const void* q = std::memchr(from, '"', static_cast<size_t>(end - from));
-          if (q == nullptr) return std::string_view::npos;  // unterminated: not JSON
-          const char* quote = static_cast<const char*>(q);
-          const char* b = quote;
-          while (b > p + 1 && b[-1] == '\\') --b;
-          from = quote + 1;
-          if (((quote - b) & 1) == 0) break;
-        }
-        p = from - 1;
-        break;
-      }
-      case '[':
-      case '{':
-        if (++depth > max_depth) return static_cast<size_t>(p - begin);
-        break;
-      case ']':
-      case '}':
-        if (depth > 0) --depth;
-        break;
-      default:
-        break;
-    }
-  }
-  return std::string_view::npos;
-}
-
 Result<ListPage> ParseListPage(std::string& body, size_t max_depth, const ListItemSink& sink) {
   const size_t size = body.size();
   if (body.capacity() < size + simdjson::SIMDJSON_PADDING) body.reserve(size + simdjson::SIMDJSON_PADDING);

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/json_nesting.h"
 #include "model/status.h"
 
 namespace kubeon::kube {
@@ -47,10 +48,7 @@ using ListItemSink = std::function<Status(const ListPageItem& item)>;
 
 Result<ListPage> ParseListPage(std::string& body, size_t max_depth, const ListItemSink& sink);
 
-// The offset of the first '[' or '{' of `json` that opens nesting level
-// max_depth + 1 (outside strings), or std::string_view::npos when the text
-// stays within max_depth levels.  Linear, no recursion; text that is not
-// JSON gives an unspecified offset or npos (the parser reports it).
-size_t FindNestingBeyond(std::string_view json, size_t max_depth);
+// Nesting is capped with model::FindNestingBeyond (model/json_nesting.h).
+using model::FindNestingBeyond;
 
 }  // namespace kubeon::kube

@@ -1,27 +1,25 @@
-// JsonNestingDepth: how deeply a JSON text nests arrays and objects, found by
-// a flat scan before the text is parsed.
+// The nesting cap of Prometheus answers.
 //
 // nlohmann::json parses, copies and prints nested values recursively, so a
-// server answer of a few hundred kilobytes of '[' exhausts the stack.  The
-// Prometheus readers refuse any answer nested deeper than kMaxJsonDepth
-// before they parse it (a Prometheus answer nests 5 levels).
-//
-// Contract:
-//   * JsonNestingDepth(text, limit) returns the greatest number of '[' and
-//     '{' open at once outside strings (string escapes honoured), scanning
-//     no further than the first point where that number exceeds `limit`
-//     (it then returns limit + 1).  It does not validate the JSON: the parser
-//     does that afterwards.  O(size), no allocation, no recursion.
+// server answer of a few hundred kilobytes of '[' would exhaust the stack.
+// The Prometheus readers refuse any answer nested deeper than kMaxJsonDepth
+// before they parse it (a Prometheus answer nests 5 levels), with the flat
+// scan of model/json_nesting.h.
 #pragma once
 
 #include <cstddef>
 #include <string_view>
+
+#include "model/json_nesting.h"
 
 namespace kubeon::metrics {
 
 // Deepest nesting of an answer the Prometheus readers parse.
 inline constexpr size_t kMaxJsonDepth = 64;
 
-size_t JsonNestingDepth(std::string_view text, size_t limit);
+// True when `body` nests arrays and objects deeper than kMaxJsonDepth.
+inline bool NestedBeyondCap(std::string_view body) {
+  return model::FindNestingBeyond(body, kMaxJsonDepth) != std::string_view::npos;
+}
 
 }  // namespace kubeon::metrics

@@ -86,7 +86,7 @@ Result<std::vector<MemoryPoint>> QueryMemorySeries(PrometheusHttp& http, const M
                                                           {"end", promql::UnixSeconds(q.end_ms)},
                                                           {"step", promql::Duration(step_ms)}});
   if (!ex.ok) return Status::Error(what + ": " + ex.error);
-  if (JsonNestingDepth(ex.body, kMaxJsonDepth) > kMaxJsonDepth) {
+  if (NestedBeyondCap(ex.body)) {
     return Status::Error(http.url() + " answered " + what + " with JSON nested more than " +
                          std::to_string(kMaxJsonDepth) + " levels deep");
   }

@@ -68,7 +68,7 @@ QueryErrorKind FromHttp(HttpErrorKind kind) {
 // The server's own explanation of a non-2xx answer.
 std::string ServerWords(std::string_view body, std::string* error_type, std::string* error) {
   json doc;
-  if (JsonNestingDepth(body, kMaxJsonDepth) <= kMaxJsonDepth) doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!NestedBeyondCap(body)) doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_object() && doc.contains("error") && doc["error"].is_string()) {
     *error = doc["error"].get<std::string>();
     if (doc.contains("errorType") && doc["errorType"].is_string()) *error_type = doc["errorType"].get<std::string>();
@@ -122,7 +122,7 @@ QueryOutcome ParseQueryAnswer(int http_status, std::string_view body, const std:
     }
     return Failure(http_status < 500 ? QueryErrorKind::kRejected : QueryErrorKind::kServer, message);
   }
-  if (JsonNestingDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
+  if (NestedBeyondCap(body)) {
     return Failure(QueryErrorKind::kServer, at + " answered " + what + " with JSON nested more than " +
                                                 std::to_string(kMaxJsonDepth) + " levels deep (a Prometheus answer "
                                                 "nests 5)");
@@ -190,7 +190,7 @@ Result<std::vector<std::string>> PrometheusClient::MetricNames(int64_t start_ms,
                                {{"start", promql::UnixSeconds(start_ms)}, {"end", promql::UnixSeconds(end_ms)}});
   if (!ex.ok) return Status::Error(ex.error);
   json doc;
-  if (JsonNestingDepth(ex.body, kMaxJsonDepth) <= kMaxJsonDepth) {
+  if (!NestedBeyondCap(ex.body)) {
     doc = json::parse(ex.body, nullptr, /*allow_exceptions=*/false);
   }
   if (ex.status < 200 || ex.status >= 300 || !doc.is_object() || !doc.contains("status") || doc["status"] != "success" ||

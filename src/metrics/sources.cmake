@@ -6,7 +6,6 @@ set(AREA_SOURCES
   csv_reader.cc
   history.cc
   history_builder.cc
-  json_depth.cc
   memory_series.cc
   message_text.cc
   openmetrics_reader.cc
@@ -23,7 +22,6 @@ set(AREA_TESTS
   compute_histogram_test.cc
   csv_reader_test.cc
   history_test.cc
-  json_depth_test.cc
   line_splitter_test.cc
   memory_series_test.cc
   message_text_test.cc

@@ -20,6 +20,7 @@
 #include <simdjson.h>
 
 #include "model/input_file.h"
+#include "model/json_nesting.h"
 #include "model/prices.h"
 
 namespace kubeon::model {
@@ -981,40 +982,6 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
   return Status::Ok();
 }
 
-// The offset of the first bracket nested deeper than kMaxSnapshotNestingDepth,
-// or npos; `depth` is the nesting the text sits in (2 for one item of a
-// List).  One pass, no recursion, about the cost of counting the text's
-// lines: strings are skipped with memchr (an unterminated one ends the scan;
-// the parser reports it).  simdjson's on-demand parser checks no depth.
-size_t TooDeepAt(std::string_view text, size_t depth = 0) {
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  for (const char* p = begin; p < end; ++p) {
-    switch (*p) {
-      case '"':
-        for (;;) {
-          p = static_cast<const char*>(std::memchr(p + 1, '"', static_cast<size_t>(end - p - 1)));
-          if (p == nullptr) return std::string_view::npos;
-          const char* q = p;
-          while (q[-1] == '\\') --q;  // the opening quote stops this
-          if ((p - q) % 2 == 0) break;  // an even run of backslashes: the quote ends the string
-        }
-        break;
-      case '[':
-      case '{':
-        if (++depth > kMaxSnapshotNestingDepth) return static_cast<size_t>(p - begin);
-        break;
-      case ']':
-      case '}':
-        if (depth > 0) --depth;
-        break;
-      default:
-        break;
-    }
-  }
-  return std::string_view::npos;
-}
-
 // "line L, column C" of a byte offset.
 std::string LineColumn(std::string_view text, size_t offset) {
   size_t line = 1, column = 1;
@@ -1040,7 +1007,7 @@ std::string Where(od::document& doc, simdjson::padded_string_view text) {
 
 Result<Cluster> ParsePadded(simdjson::padded_string_view text, std::string_view source_name) {
   const std::string source(source_name);
-  if (const size_t at = TooDeepAt(text); at != std::string_view::npos) {
+  if (const size_t at = FindNestingBeyond(text, kMaxSnapshotNestingDepth); at != std::string_view::npos) {
     return Status::Error(source + ": " + TooDeepMessage("at " + LineColumn(text, at)));
   }
   od::parser parser;
@@ -1142,7 +1109,7 @@ Status SnapshotItemReader::Read(std::string_view text, size_t index, std::string
                                 const std::string& implied_kind, Cluster* cluster, Diagnostics* diagnostics) {
   *diagnostics = Diagnostics{};
   // One item of a List sits 2 levels deep.
-  if (const size_t at = TooDeepAt(text, 2); at != std::string_view::npos) {
+  if (const size_t at = FindNestingBeyond(text, kMaxSnapshotNestingDepth, 2); at != std::string_view::npos) {
     diagnostics->too_deep = true;
     diagnostics->offset = at;
     return Status::Error("too deep");

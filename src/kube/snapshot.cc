@@ -226,7 +226,6 @@ Status WriteFileAtomically(const std::string& path, const std::string& contents)
     p += n;
     left -= static_cast<size_t>(n);
   }
-  if (fchmod(fd, 0644) != 0) return fail("chmod failed");
   if (fsync(fd) != 0) return fail("fsync failed");
   if (close(fd) != 0) {
     std::string msg = path + ": close failed: " + std::strerror(errno);

@@ -24,8 +24,10 @@
 //    readers do not care).  Tokens are copied, not re-encoded.
 //  - Any other failed list fails the whole snapshot (no partial cluster).
 //  - RunSnapshotCommand writes the file atomically (temporary file in the same
-//    directory, fsync, rename): on any error nothing is written and stderr
-//    gets exactly one line.
+//    directory, fsync, rename), readable by its owner only (mkstemp's 0600
+//    under the umask: pod specs may carry secrets): on any error nothing is
+//    written and stderr gets exactly one line.  (`kubeon-gpu snapshot` hands
+//    it "-" and writes through cli/output_file, which has the same rules.)
 #pragma once
 
 #include <functional>
@@ -84,8 +86,9 @@ Result<std::unique_ptr<KubeClient>> ConnectWithOptions(const SnapshotOptions& op
 // `kubeon-gpu snapshot`: returns 0, or 1 after one line "kubeon-gpu snapshot: <error>" on `err`.
 int RunSnapshotCommand(const SnapshotOptions& options, std::ostream& out, std::ostream& err);
 
-// Writes `contents` to `path` atomically (temp file + fsync + rename); on
-// failure the target is untouched and no temporary file remains.
+// Writes `contents` to `path` atomically (temp file + fsync + rename), mode
+// 0600 under the umask; on failure the target is untouched and no temporary
+// file remains.
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
 
 }  // namespace kubeon::kube

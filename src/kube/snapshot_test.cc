@@ -4,6 +4,7 @@
 #include "kube/snapshot.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -374,6 +375,17 @@ TEST_F(SnapshotTest, DeeplyNestedItemsFailTheSnapshotWithOneLine) {
   EXPECT_EQ(e.str(), "kubeon-gpu snapshot: list pods: 200 BadResponse: page 1: items[3]: nested deeper than 64 "
                      "levels\n");
   EXPECT_FALSE(std::filesystem::exists(dir.File("cluster.json")));
+}
+
+TEST(WriteFileAtomicallyTest, TheFileIsTheOwnersOnly) {
+  TempDir dir;
+  const mode_t old = umask(022);
+  Status s = WriteFileAtomically(dir.File("cluster.json"), "{}");
+  umask(old);
+  ASSERT_TRUE(s.ok()) << s.message();
+  struct stat st {};
+  ASSERT_EQ(stat(dir.File("cluster.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST(WriteFileAtomicallyTest, MissingDirectoryIsAnErrorNamingThePath) {

@@ -5,22 +5,12 @@
 
 #include <cstring>
 
+#include "model/json_type_name.h"
+
 namespace kubeon::kube {
 namespace {
 
 namespace od = simdjson::ondemand;
-
-const char* TypeName(od::json_type t) {
-  switch (t) {
-    case od::json_type::array: return "an array";
-    case od::json_type::object: return "an object";
-    case od::json_type::number: return "a number";
-    case od::json_type::string: return "a string";
-    case od::json_type::boolean: return "a boolean";
-    case od::json_type::null: return "null";
-  }
-  return "a value";
-}
 
 // Thrown inside the parse only, for a field of the wrong type; turned into a
 // Status before ParseListPage returns.
@@ -36,14 +26,14 @@ od::json_type TypeOf(od::value& v) {
 
 std::string StringField(od::value v, const std::string& path) {
   const od::json_type t = TypeOf(v);
-  if (t != od::json_type::string) throw FieldError{path + ": expected a string, got " + TypeName(t)};
+  if (t != od::json_type::string) throw FieldError{path + ": expected a string, got " + model::JsonTypeName(t)};
   return std::string(std::string_view(v.get_string()));
 }
 
 void ReadMetadata(od::value v, ListPage* page) {
   const od::json_type t = TypeOf(v);
   if (t == od::json_type::null) return;
-  if (t != od::json_type::object) throw FieldError{std::string("metadata: expected an object, got ") + TypeName(t)};
+  if (t != od::json_type::object) throw FieldError{std::string("metadata: expected an object, got ") + model::JsonTypeName(t)};
   for (auto field : v.get_object()) {
     const std::string_view key = field.unescaped_key();
     if (key == "resourceVersion") {
@@ -57,13 +47,13 @@ void ReadMetadata(od::value v, ListPage* page) {
 Status ReadItems(od::value v, size_t max_depth, const ListItemSink& sink, ListPage* page) {
   const od::json_type t = TypeOf(v);
   if (t == od::json_type::null) return Status::Ok();
-  if (t != od::json_type::array) throw FieldError{std::string("items: expected an array, got ") + TypeName(t)};
+  if (t != od::json_type::array) throw FieldError{std::string("items: expected an array, got ") + model::JsonTypeName(t)};
   size_t index = 0;
   for (auto element : v.get_array()) {
     od::value item = element.value();
     const std::string path = "items[" + std::to_string(index) + "]";
     const od::json_type it = TypeOf(item);
-    if (it != od::json_type::object) throw FieldError{path + ": expected an object, got " + TypeName(it)};
+    if (it != od::json_type::object) throw FieldError{path + ": expected an object, got " + model::JsonTypeName(it)};
     od::object object = item.get_object();
     ListPageItem out;
     out.index = index;
@@ -105,7 +95,7 @@ Result<ListPage> ParseListPage(std::string& body, size_t max_depth, const ListIt
       return Status::Error(std::string("not valid JSON: ") + simdjson::error_message(e));
     }
     if (top != od::json_type::object) {
-      return Status::Error(std::string("expected a JSON object (a list), got ") + TypeName(top));
+      return Status::Error(std::string("expected a JSON object (a list), got ") + model::JsonTypeName(top));
     }
     for (auto field : doc.get_object()) {
       const std::string_view key = field.unescaped_key();

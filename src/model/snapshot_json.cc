@@ -21,6 +21,7 @@
 
 #include "model/input_file.h"
 #include "model/json_nesting.h"
+#include "model/json_type_name.h"
 #include "model/prices.h"
 
 namespace kubeon::model {
@@ -56,20 +57,8 @@ struct FieldError {
   std::string message;
 };
 
-const char* TypeName(od::json_type t) {
-  switch (t) {
-    case od::json_type::array: return "an array";
-    case od::json_type::object: return "an object";
-    case od::json_type::number: return "a number";
-    case od::json_type::string: return "a string";
-    case od::json_type::boolean: return "a boolean";
-    case od::json_type::null: return "null";
-  }
-  return "?";
-}
-
 [[noreturn]] void WrongType(const Path& path, const char* expected, od::json_type got) {
-  throw FieldError{path.Render() + ": expected " + expected + ", got " + TypeName(got)};
+  throw FieldError{path.Render() + ": expected " + expected + ", got " + JsonTypeName(got)};
 }
 
 // The text of a scalar token as written (numbers: "3", "1e3").

@@ -1,15 +1,37 @@
 #!/bin/bash
-# Whole `plan -o json` command, baseline vs new, on the compact and realistic
-# gen-cluster 10,000-node files (BENCHMARKS.md (g)):
-#   gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale
-#   gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --compact --no-history --out /tmp/i13compact
-#   (then link /tmp/scale/history.om into /tmp/i13compact)
-# Baseline binary: /tmp/i13base/build/kubeon-gpu (main at 9c451e3); new: build/kubeon-gpu.
-for d in i13compact scale; do
-  for which in base new; do
-    if [ $which = base ]; then B=${BASELINE:-/tmp/i13base/build/kubeon-gpu}; else B=${NEW:-build/kubeon-gpu}; fi
-    rm -f /tmp/i13-out-$which-$d.json
-    /usr/bin/time -f "$which $d: wall %e s, user %U s, sys %S s, peak RSS %M KB" $B plan --cluster /tmp/$d/cluster.json --metrics /tmp/$d/history.om --policy /tmp/$d/policy.yaml --prices /tmp/$d/prices.yaml -o json --output-file /tmp/i13-out-$which-$d.json 2>&1 | grep -E "^(base|new)"
+# The whole `plan -o json` command, baseline vs new in the same run (BENCHMARKS.md (g)).
+# Files (gen-cluster, 10,000 nodes / 80,000 GPUs, full dcgm-exporter label set):
+#   /tmp/i13issue   the issue's shape: compact List (149 MB) + 10 samples a series (2.06 M lines, 691 MB)
+#     gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --compact --history-samples 10 --out /tmp/i13issue
+#   /tmp/i13compact compact List + 24 samples a series (4.94 M lines, 1.66 GB; history.om linked from /tmp/scale)
+#     gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --compact --no-history --out /tmp/i13compact
+#   /tmp/scale      kubectl-shaped List (764 MB) + the same 1.66 GB history
+#     gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale
+# BASELINE (default /tmp/i13base/build/kubeon-gpu: main at 9c451e3, Release) and NEW
+# (default build/kubeon-gpu).  `-o json > FILE` is the command the issue times; the
+# `--output-file` run adds the atomic write's fsync.  RUNS (default 3) runs each; all printed.
+set -u
+BASELINE=${BASELINE:-/tmp/i13base/build/kubeon-gpu}
+NEW=${NEW:-build/kubeon-gpu}
+RUNS=${RUNS:-3}
+for d in ${DIRS:-i13issue i13compact scale}; do
+  D=/tmp/$d
+  cat $D/cluster.json $D/history.om > /dev/null  # page cache, as for every run below
+  for run in $(seq "$RUNS"); do
+    for which in base new; do
+      B=$BASELINE; [ $which = new ] && B=$NEW
+      /usr/bin/time -f "$d $which run $run: wall %e s, user %U s, sys %S s, peak RSS %M KB" \
+        $B plan --cluster $D/cluster.json --metrics $D/history.om --policy $D/policy.yaml \
+        --prices $D/prices.yaml -o json -q > /tmp/i13-out-$which-$d.json
+    done
   done
-  cmp /tmp/i13-out-base-$d.json /tmp/i13-out-new-$d.json && echo "$d: outputs identical ($(stat -c %s /tmp/i13-out-new-$d.json) bytes)"
+  /usr/bin/time -f "$d new --output-file (fsync): wall %e s, user %U s, sys %S s, peak RSS %M KB" \
+    $NEW plan --cluster $D/cluster.json --metrics $D/history.om --policy $D/policy.yaml \
+    --prices $D/prices.yaml -o json -q --output-file /tmp/i13-out-new-file-$d.json
+  cmp /tmp/i13-out-new-$d.json /tmp/i13-out-new-file-$d.json || echo "$d: stdout and --output-file differ"
+  if cmp -s /tmp/i13-out-base-$d.json /tmp/i13-out-new-$d.json; then
+    echo "$d: baseline and new outputs identical ($(stat -c %s /tmp/i13-out-new-$d.json) bytes)"
+  else
+    echo "$d: baseline and new outputs differ"
+  fi
 done

@@ -12,7 +12,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/batch_allocator.h"
 #include "cli/change_commands.h"
+#include "cli/exit_memory.h"
 #include "cli/apply_command.h"
 #include "cli/output_file.h"
 #include "cli/plan_command.h"
@@ -97,6 +99,13 @@ int Run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  // One-shot commands keep freed memory (batch_allocator.h) and leave their
+  // large models to the exit (exit_memory.h); the controller runs for weeks
+  // and frees as it goes.
+  if (!controller->parsed()) {
+    kubeon::cli::TuneAllocatorForBatch();
+    kubeon::cli::EnableLeaveForExit();
   }
   if (plan->parsed()) return kubeon::cli::RunPlan(plan_args, std::cout, std::cerr);
   if (snapshot->parsed()) return RunSnapshot(snap);

@@ -1,6 +1,7 @@
 // See plan_command.h.
 #include "cli/plan_command.h"
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -9,9 +10,11 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <optional>
 #include <sstream>
 
+#include "cli/exit_memory.h"
 #include "cli/output_file.h"
 #include "cli/report.h"
 #include "kube/snapshot.h"
@@ -231,27 +234,11 @@ Status CheckPlanArgs(const PlanArgs& a, double* min_history_hours, double* lookb
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, const ProgressFn& progress,
-                                  int* exit_code) {
-  *exit_code = 2;
-  double min_history_hours = 0, lookback_hours = 0;
-  if (Status s = CheckPlanArgs(a, &min_history_hours, &lookback_hours); !s.ok()) return s;
-  *exit_code = 1;
-  PlanInputs in{std::move(catalog), {}, {}, {}};
-  if (!a.prices_file.empty()) {
-    Result<model::PriceTable> p = model::LoadPricesFile(a.prices_file);
-    if (!p.ok()) return p.status();
-    in.options.instance_prices_usd = std::move(p.value());
-  }
-  Result<model::Cluster> cluster = a.from_cluster ? ReadLiveCluster(a, progress) : model::LoadClusterFile(a.cluster_file);
-  if (!cluster.ok()) return cluster.status();
-  progress("read " + (a.from_cluster ? std::string("the cluster") : a.cluster_file) + ": " + std::to_string(cluster->nodes.size()) + " nodes, " +
-           std::to_string(cluster->pods.size()) + " pods, " + std::to_string(cluster->pdbs.size()) +
-           " PodDisruptionBudgets");
-  for (const auto& w : cluster->warnings) progress("warning: " + w);  // also in every plan's warnings
-  metrics::History& history = in.history;
+// Reads the DCGM history (from Prometheus, or every --metrics file merged)
+// into *out.  `stop` stops a file read early (IngestOptions::stop).
+Status ReadHistoryInputs(const PlanArgs& a, double lookback_hours, const std::atomic<bool>& stop,
+                         const ProgressFn& progress, metrics::History* out) {
+  metrics::History& history = *out;
   if (!a.prometheus_url.empty()) {
     metrics::PrometheusOptions o;
     o.url = a.prometheus_url;
@@ -266,11 +253,17 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
     if (!h.ok()) return h.status();
     history = std::move(h.value());
   }
+  metrics::IngestOptions ingest;
+  ingest.stop = &stop;
+  // While a snapshot file is parsed on the other core, one reading thread: a
+  // second piece would meet every pod again (per-pod state twice, then a
+  // merge) for little gain (BENCHMARKS.md (g)).  Alone, all cores.
+  ingest.threads = a.from_cluster ? 0 : 1;
   bool first = true;
   for (const auto& f : a.metrics_files) {
     auto t = Clock::now();
     progress("reading " + f + " ...");
-    Result<metrics::History> h = metrics::ReadHistoryFile(f, metrics::IngestOptions{});
+    Result<metrics::History> h = metrics::ReadHistoryFile(f, ingest);
     if (!h.ok()) return h.status();
     char secs[32];
     std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t));
@@ -283,6 +276,56 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
       metrics::MergeInto(history, std::move(h.value()));
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, const ProgressFn& progress,
+                                  int* exit_code) {
+  *exit_code = 2;
+  double min_history_hours = 0, lookback_hours = 0;
+  if (Status s = CheckPlanArgs(a, &min_history_hours, &lookback_hours); !s.ok()) return s;
+  *exit_code = 1;
+  PlanInputs in{std::move(catalog), {}, {}, {}};
+  if (!a.prices_file.empty()) {
+    Result<model::PriceTable> p = model::LoadPricesFile(a.prices_file);
+    if (!p.ok()) return p.status();
+    in.options.instance_prices_usd = std::move(p.value());
+  }
+  // A snapshot FILE is read on a second thread while this one reads the
+  // history (independent inputs; both cores busy).  Its errors still come
+  // first, and a failed snapshot stops the history read at its next 1 MiB.
+  // The live cluster is read first, alone (it reports progress itself).
+  std::atomic<bool> stop_history{false};
+  std::future<Result<model::Cluster>> cluster_job;
+  std::optional<Result<model::Cluster>> cluster;
+  if (a.from_cluster) {
+    cluster.emplace(ReadLiveCluster(a, progress));
+  } else {
+    cluster_job = std::async(std::launch::async, [&a, &stop_history] {
+      Result<model::Cluster> c = model::LoadClusterFile(a.cluster_file);
+      if (!c.ok()) stop_history = true;
+      return c;
+    });
+  }
+  auto cluster_read = [&]() -> Status {
+    if (!cluster) cluster.emplace(cluster_job.get());
+    if (!cluster->ok()) return cluster->status();
+    const model::Cluster& c = cluster->value();
+    progress("read " + (a.from_cluster ? std::string("the cluster") : a.cluster_file) + ": " +
+             std::to_string(c.nodes.size()) + " nodes, " + std::to_string(c.pods.size()) + " pods, " +
+             std::to_string(c.pdbs.size()) + " PodDisruptionBudgets");
+    for (const auto& w : c.warnings) progress("warning: " + w);  // also in every plan's warnings
+    return Status::Ok();
+  };
+  if (a.from_cluster) {
+    if (Status s = cluster_read(); !s.ok()) return s;
+  }
+  Status history_read = ReadHistoryInputs(a, lookback_hours, stop_history, progress, &in.history);
+  if (Status s = a.from_cluster ? Status::Ok() : cluster_read(); !s.ok()) return s;
+  if (!history_read.ok()) return history_read;
+  metrics::History& history = in.history;
   if (history.stats.samples == 0) {
     std::string seen;
     for (const auto& m : history.stats.metrics_seen) seen += (seen.empty() ? "" : ", ") + m;
@@ -293,7 +336,7 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
   in.options.compute_percentile = a.percentile;
   in.options.min_history_hours = min_history_hours;
   in.options.operator_namespace = a.operator_namespace;
-  in.cluster = std::move(cluster.value());
+  in.cluster = std::move(cluster->value());
   *exit_code = 0;
   return in;
 }
@@ -369,6 +412,7 @@ Result<PlannedCluster> BuildPlans(const PlanArgs& a, const ProgressFn& progress,
     for (std::string& w : overlap_warnings[p.policy_name]) p.warnings.push_back(std::move(w));
   }
   result.cluster = std::move(in->cluster);
+  LeaveForExit(std::move(in.value()));  // the history: freed by the exit of a one-shot command
   return result;
 }
 
@@ -393,6 +437,7 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     return 1;
   }
   if (!a.output_file.empty()) progress("wrote " + a.output_file);
+  LeaveForExit(std::move(planned.value()));
   char secs[32];
   std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t0));
   progress(std::string("done in ") + secs);

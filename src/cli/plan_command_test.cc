@@ -166,6 +166,12 @@ TEST(PlanCommand, BadInputsFailWithoutOutput) {
   a = Args();
   a.cluster_file = TempFile("cluster.json", "{\"items\": [}");
   cases.push_back({"bad json", a, "not valid JSON"});
+  // The snapshot file is read beside the history: when both are bad, the
+  // snapshot's error is the one reported (as when they were read in turn).
+  a.metrics_files = {TempFile("empty2.om", "# EOF\n")};
+  cases.push_back({"bad json and empty history", a, "cluster.json: not valid JSON"});
+  a.metrics_files = {"/nonexistent-history.om"};
+  cases.push_back({"bad json and missing history", a, "cluster.json: not valid JSON"});
   a = Args();
   a.metrics_files.clear();
   cases.push_back({"no history source", a, "--metrics FILE... or --prometheus URL (exactly one)"});

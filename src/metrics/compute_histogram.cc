@@ -13,30 +13,61 @@ int ComputeHistogram::BinOf(double ratio) {
   return std::min(bin, kBins - 1);
 }
 
+void ComputeHistogram::AddBin(int bin) {
+  if (bins_.empty() && small_.size() < static_cast<size_t>(kSmallSamples)) {
+    small_.push_back(static_cast<uint16_t>(bin));
+    return;
+  }
+  if (bins_.empty()) {
+    bins_ = Counts();
+    std::vector<uint16_t>().swap(small_);  // frees the small representation
+  }
+  ++bins_[bin];
+}
+
+std::vector<uint64_t> ComputeHistogram::Counts() const {
+  if (!bins_.empty()) return bins_;
+  std::vector<uint64_t> counts(kBins, 0);
+  for (uint16_t b : small_) ++counts[b];
+  return counts;
+}
+
 void ComputeHistogram::Add(double ratio) {
   double r = std::clamp(ratio, 0.0, 1.0);
-  if (bins_.empty()) bins_.assign(kBins, 0);
-  ++bins_[BinOf(r)];
+  AddBin(BinOf(r));
   if (count_ == 0 || r > max_) max_ = r;
   ++count_;
 }
 
 void ComputeHistogram::Merge(const ComputeHistogram& other) {
   if (other.count_ == 0) return;
-  if (bins_.empty()) bins_.assign(kBins, 0);
-  for (int i = 0; i < kBins; ++i) bins_[i] += other.bins_[i];
+  if (other.bins_.empty()) {
+    for (uint16_t b : other.small_) AddBin(b);
+  } else {
+    if (bins_.empty()) {
+      bins_ = Counts();
+      std::vector<uint16_t>().swap(small_);
+    }
+    for (int i = 0; i < kBins; ++i) bins_[i] += other.bins_[i];
+  }
   if (count_ == 0 || other.max_ > max_) max_ = other.max_;
   count_ += other.count_;
 }
 
 void ComputeHistogram::ReinterpretAsPercent(double top) {
   if (count_ == 0) return;
-  std::vector<uint64_t> moved(kBins, 0);
-  for (int i = 0; i < kBins; ++i) {
+  // Bin i moves to the bin of its upper edge / 100 (the last bin: top / 100).
+  auto moved_bin = [top](int i) {
     const double upper = i + 1 == kBins ? top : static_cast<double>(i + 1) / kBins;
-    moved[BinOf(upper / 100.0)] += bins_[i];
+    return BinOf(upper / 100.0);
+  };
+  if (bins_.empty()) {
+    for (uint16_t& b : small_) b = static_cast<uint16_t>(moved_bin(b));
+  } else {
+    std::vector<uint64_t> moved(kBins, 0);
+    for (int i = 0; i < kBins; ++i) moved[moved_bin(i)] += bins_[i];
+    bins_ = std::move(moved);
   }
-  bins_ = std::move(moved);
   max_ = (max_ >= 1.0 ? top : max_) / 100.0;
 }
 
@@ -48,19 +79,27 @@ double ComputeHistogram::Quantile(double q) const {
   double x = clamped * static_cast<double>(count_);
   uint64_t rank = static_cast<uint64_t>(std::ceil(x - x * 1e-12));
   rank = std::clamp<uint64_t>(rank, 1, count_);
-  uint64_t seen = 0;
-  for (int i = 0; i < kBins; ++i) {
-    seen += bins_[i];
-    if (seen >= rank) {
-      double upper = static_cast<double>(i + 1) / kBins;
-      return std::min(upper, max_);
+  int bin = kBins - 1;
+  if (bins_.empty()) {
+    std::vector<uint16_t> sorted = small_;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(rank - 1), sorted.end());
+    bin = sorted[rank - 1];
+  } else {
+    uint64_t seen = 0;
+    for (int i = 0; i < kBins; ++i) {
+      seen += bins_[i];
+      if (seen >= rank) {
+        bin = i;
+        break;
+      }
     }
   }
-  return max_;  // unreachable: the bins sum to count_
+  const double upper = static_cast<double>(bin + 1) / kBins;
+  return std::min(upper, max_);
 }
 
 size_t ComputeHistogram::MemoryBytes() const {
-  return sizeof(*this) + bins_.capacity() * sizeof(uint64_t);
+  return sizeof(*this) + small_.capacity() * sizeof(uint16_t) + bins_.capacity() * sizeof(uint64_t);
 }
 
 }  // namespace kubeon::metrics

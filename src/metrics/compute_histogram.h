@@ -12,9 +12,12 @@
 //     holds the sample of rank ceil(q * count) (1-based, at least 1), capped at
 //     the exact maximum.  So for the exact q-quantile x of the samples added,
 //     x <= Quantile(q) <= x + 1/kBins.
-//   * Memory is constant: the bins are allocated on the first Add() or Merge()
-//     of a non-empty histogram (kBins * 8 bytes) and never grow; an unused
-//     histogram costs only the empty vector.
+//   * Memory is bounded, independent of the number of samples: up to
+//     kSmallSamples samples are kept as their bin numbers (2 bytes each; a
+//     dcgm-exporter history of a few days has tens of samples per pod), then
+//     as kBins counters (kBins * 8 bytes), never more.  MemoryBytes() <=
+//     kMaxMemoryBytes.  Quantile(), max() and count() do not depend on the
+//     representation (both hold the same bins).
 //   * Merge() of two histograms equals adding both sample sets to one.
 //   * ReinterpretAsPercent(top) re-reads every sample added so far as a
 //     percentage (value / 100), for a series found to be exported in percent
@@ -34,6 +37,7 @@ class ComputeHistogram {
  public:
   static constexpr int kBins = 400;
   static constexpr double kBinWidth = 1.0 / kBins;
+  static constexpr int kSmallSamples = 64;
 
   // REQUIRES: ratio >= 0 (NaN is not allowed).
   void Add(double ratio);
@@ -47,14 +51,25 @@ class ComputeHistogram {
   uint64_t count() const { return count_; }
   // Bytes held by this histogram, bins included (for memory tests).
   size_t MemoryBytes() const;
+  static const size_t kMaxMemoryBytes;  // defined below the class
 
   // Index of the bin holding ratio (clamped to [0, 1]).
   static int BinOf(double ratio);
 
  private:
-  std::vector<uint64_t> bins_;  // empty, or exactly kBins entries
+  // Counts per bin of every sample (small_ moved in).
+  std::vector<uint64_t> Counts() const;
+  void AddBin(int bin);
+
+  // Exactly one representation holds the samples: small_ (bin numbers, at
+  // most kSmallSamples) while bins_ is empty, else bins_ (kBins counters).
+  std::vector<uint16_t> small_;
+  std::vector<uint64_t> bins_;
   uint64_t count_ = 0;
   double max_ = 0;
 };
+
+inline constexpr size_t ComputeHistogram::kMaxMemoryBytes =
+    sizeof(ComputeHistogram) + ComputeHistogram::kBins * sizeof(uint64_t);
 
 }  // namespace kubeon::metrics

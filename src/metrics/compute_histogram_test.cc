@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -110,13 +112,71 @@ TEST(ComputeHistogramTest, MergeEqualsAddingBothSets) {
   EXPECT_EQ(empty.Quantile(0.5), all.Quantile(0.5));
 }
 
-TEST(ComputeHistogramTest, MemoryIsConstantInTheNumberOfSamples) {
+TEST(ComputeHistogramTest, MemoryIsBoundedInTheNumberOfSamples) {
   ComputeHistogram h;
-  h.Add(0.5);
-  size_t after_one = h.MemoryBytes();
+  for (int i = 0; i < 24; ++i) h.Add(i / 24.0);
+  const size_t few = h.MemoryBytes();
+  EXPECT_LE(few, sizeof(ComputeHistogram) + ComputeHistogram::kSmallSamples * sizeof(uint16_t))
+      << "a few samples are kept as bin numbers, not as kBins counters";
   for (int i = 0; i < 1000000; ++i) h.Add((i % 1000) / 1000.0);
-  EXPECT_EQ(h.MemoryBytes(), after_one);
-  EXPECT_LE(after_one, sizeof(ComputeHistogram) + ComputeHistogram::kBins * sizeof(uint64_t));
+  EXPECT_LE(h.MemoryBytes(), ComputeHistogram::kMaxMemoryBytes);
+  const size_t many = h.MemoryBytes();
+  for (int i = 0; i < 1000000; ++i) h.Add((i % 1000) / 1000.0);
+  EXPECT_EQ(h.MemoryBytes(), many);
+}
+
+// The rule of the contract, computed directly from the samples.
+double ExpectedQuantile(std::vector<double> samples, double q) {
+  for (double& x : samples) x = std::clamp(x, 0.0, 1.0);
+  std::sort(samples.begin(), samples.end());
+  const double x = q * static_cast<double>(samples.size());
+  const size_t rank = std::clamp<size_t>(static_cast<size_t>(std::ceil(x - x * 1e-12)), 1, samples.size());
+  const double upper = static_cast<double>(ComputeHistogram::BinOf(samples[rank - 1]) + 1) / ComputeHistogram::kBins;
+  return std::min(upper, samples.back());
+}
+
+// Both representations (bin numbers below kSmallSamples samples, counters
+// above), and merges across them, give the contract's quantile.
+TEST(ComputeHistogramTest, SmallAndFullRepresentationsAgree) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> ratio(0.0, 1.2);
+  for (int n : {1, 2, 23, 63, 64, 65, 66, 200}) {
+    for (int split : {0, 1, n / 2, n}) {
+      std::vector<double> samples;
+      ComputeHistogram a, b, whole;
+      for (int i = 0; i < n; ++i) {
+        const double x = ratio(rng);
+        samples.push_back(x);
+        (i < split ? a : b).Add(x);
+        whole.Add(x);
+      }
+      a.Merge(b);
+      for (double q : {0.0, 0.1, 0.5, 0.9, 0.95, 0.99, 1.0}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " split=" + std::to_string(split) + " q=" + std::to_string(q));
+        EXPECT_EQ(whole.Quantile(q), ExpectedQuantile(samples, q));
+        EXPECT_EQ(a.Quantile(q), whole.Quantile(q));
+      }
+      EXPECT_EQ(a.count(), static_cast<uint64_t>(n));
+    }
+  }
+}
+
+// ReinterpretAsPercent moves samples the same way in both representations.
+TEST(ComputeHistogramTest, ReinterpretAsPercentAgreesAcrossRepresentations) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> ratio(0.0, 1.0);
+  std::vector<double> xs;
+  for (int i = 0; i < 30; ++i) xs.push_back(ratio(rng));
+  xs.push_back(1.0);  // clamped: read as `top` percent
+  ComputeHistogram small, full;
+  for (double x : xs) small.Add(x);
+  for (int copy = 0; copy < 3; ++copy) {  // 93 samples: counters
+    for (double x : xs) full.Add(x);
+  }
+  small.ReinterpretAsPercent(1.5);
+  full.ReinterpretAsPercent(1.5);
+  EXPECT_EQ(small.max(), full.max());
+  for (double q : {0.0, 0.2, 0.5, 0.8, 1.0}) EXPECT_EQ(small.Quantile(q), full.Quantile(q)) << q;
 }
 
 TEST(ComputeHistogramTest, ReinterpretAsPercentIsNeverBelowTheExactValue) {

@@ -118,13 +118,16 @@ class Fd {
   int fd_;
 };
 
+bool Stopped(const std::atomic<bool>* stop) { return stop != nullptr && stop->load(std::memory_order_relaxed); }
+
 template <typename Reader>
 Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t first,
-                       const std::string& path) {
+                       const std::string& path, const std::atomic<bool>* stop) {
   size_t n = first;
   while (n > 0) {
     reader.Feed(std::string_view(buf.data(), n));
     if (n < buf.size()) break;  // short read: end of file
+    if (Stopped(stop)) return Status::Error(path + ": " + kStoppedMessage);
     ssize_t got = ReadFull(fd, buf);
     if (got < 0) return Status::Error(path + ": read error: " + std::strerror(errno));
     n = static_cast<size_t>(got);
@@ -180,6 +183,10 @@ Result<std::optional<History>> ReadOpenMetricsInPieces(int fd, uint64_t size, un
     OpenMetricsReader reader(options, path, /*starts_file=*/k == 0);
     std::vector<char> buf(kReadBuffer);
     for (uint64_t at = begin; at < end;) {
+      if (Stopped(options.stop)) {
+        read_errors[k] = ECANCELED;
+        return;
+      }
       if (end - at < buf.size()) buf.resize(static_cast<size_t>(end - at));
       ssize_t got = ReadFull(fd, buf, static_cast<int64_t>(at));
       if (got <= 0) {
@@ -196,6 +203,7 @@ Result<std::optional<History>> ReadOpenMetricsInPieces(int fd, uint64_t size, un
   read_piece(0);
   for (auto& t : threads) t.join();
   for (size_t k = 0; k < n; ++k) {
+    if (read_errors[k] == ECANCELED) return Status::Error(path + ": " + kStoppedMessage);
     if (read_errors[k] != 0) return Status::Error(path + ": read error: " + std::strerror(read_errors[k]));
   }
   for (size_t k = 0; k + 1 < n; ++k) {
@@ -272,10 +280,10 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& gi
         // left the file offset just after the first buffer).
       }
       return Stream(OpenMetricsReader(options, path), fd.get(), buf,
-                    static_cast<size_t>(first), path);
+                    static_cast<size_t>(first), path, options.stop);
     }
     case Format::kCsv:
-      return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path);
+      return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path, options.stop);
     case Format::kUnknown:
       break;
   }

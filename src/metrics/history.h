@@ -56,6 +56,7 @@
 
 #include <cstddef>
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -137,6 +138,9 @@ struct History {
   std::string source;  // file name(s), joined by ", " after MergeInto
 };
 
+// The error message of a read stopped by IngestOptions::stop.
+inline constexpr const char* kStoppedMessage = "reading stopped";
+
 struct IngestOptions {
   // More than this fraction of the data lines bad -> the whole input is an error.
   double max_bad_fraction = 0.5;
@@ -161,6 +165,11 @@ struct IngestOptions {
   // The time of reading (Unix ms): samples after now_ms + kMaxClockSkewMs
   // are refused.  0 = the wall clock when the reader starts.
   int64_t now_ms = 0;
+  // When set, ReadHistoryFile looks at it before every 1 MiB read and, once
+  // it is true, stops and returns the error kStoppedMessage (a caller that
+  // already knows the result is useless, e.g. the snapshot read beside it
+  // failed).  Nothing else reads or writes it.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Reads a history file with a fixed 1 MiB buffer per thread (never the whole

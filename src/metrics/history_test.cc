@@ -316,6 +316,31 @@ TEST(ReadHistoryFileTest, FilesLargerThanTheBufferStream) {
   EXPECT_EQ(h->stats.samples, ExpectedCounts(o).samples);
 }
 
+// IngestOptions::stop: once set, the read ends with kStoppedMessage (one
+// thread and pieces); unset, the same file reads whole.
+TEST(ReadHistoryFileTest, StopEndsTheReadWithItsOwnError) {
+  TempDir dir;
+  SyntheticOptions o;
+  o.series = 97;
+  o.samples_per_series = 70;  // about 2.5 MiB: more than one buffer
+  const std::string path = dir.Write("big.om", *SyntheticHistoryText(o));
+  std::atomic<bool> stop{false};
+  for (unsigned threads : {1u, 2u}) {
+    IngestOptions options;
+    options.threads = threads;
+    options.parallel_min_bytes = 0;
+    options.stop = &stop;
+    stop = false;
+    auto whole = ReadHistoryFile(path, options);
+    ASSERT_TRUE(whole.ok()) << whole.status().message();
+    EXPECT_EQ(whole->stats.samples, ExpectedCounts(o).samples);
+    stop = true;
+    auto stopped = ReadHistoryFile(path, options);
+    ASSERT_FALSE(stopped.ok()) << threads << " threads";
+    EXPECT_EQ(stopped.status().message(), path + ": " + kStoppedMessage);
+  }
+}
+
 // The parallel reader (IngestOptions::threads) against one thread: same pods,
 // same stats, same bad-line examples with their file line numbers, whatever
 // the number of pieces, with bad lines on both sides of every piece boundary.

@@ -25,6 +25,33 @@
 #include "model/prices.h"
 
 namespace kubeon::model {
+// See snapshot_json.h.  Text from the snapshot as it may appear in a one-line message: control
+// characters (a name or annotation may hold a newline or an escape
+// sequence) are written as \n, \r, \t or \xHH.  simdjson has already
+// checked that the text is UTF-8.
+std::string OneLine(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 0xf];
+    }
+  }
+  return out;
+}
+
 namespace {
 
 namespace od = simdjson::ondemand;
@@ -261,32 +288,6 @@ std::map<std::string, int64_t> GpuQuantities(od::value v, const Path& path, std:
   return out;
 }
 
-// Text from the snapshot as it may appear in a one-line message: control
-// characters (a name or annotation may hold a newline or an escape
-// sequence) are written as \n, \r, \t or \xHH.  simdjson has already
-// checked that the text is UTF-8.
-std::string OneLine(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else {
-      const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 0xf];
-    }
-  }
-  return out;
-}
 
 std::string ItemPrefix(std::string_view source, size_t index, const std::string& kind, const std::string& name) {
   std::string p = std::string(source) + ": items[" + std::to_string(index) + "] (" + OneLine(kind);

@@ -122,4 +122,8 @@ void ResolveClusterWorkloads(Cluster* cluster);
 // where `where` is "at line L, column C": the one text of the nesting error.
 std::string TooDeepMessage(const std::string& where);
 
+// Text from the snapshot (names, kinds, keys) as it may appear in a one-line
+// message: control characters are written as \n, \r, \t or \xHH.
+std::string OneLine(std::string_view text);
+
 }  // namespace kubeon::model

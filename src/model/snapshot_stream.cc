@@ -154,7 +154,7 @@ class Reader {
           Mark();
           const size_t value_start = pos_;
           if (Peek() < 0) return Stopped("the top-level object");
-          if (!SkipValue() || pos_ - value_start > max_item_) return Stopped("the top-level \"" + *key + "\"");
+          if (!SkipValue() || pos_ - value_start > max_item_) return Stopped("the top-level \"" + OneLine(*key) + "\"");
           const std::string_view value(w_->At(value_start), pos_ - value_start);
           if (!simdjson::validate_utf8(value.data(), value.size())) {
             return Status::Error(name_ + ": not valid JSON: " + simdjson::error_message(simdjson::UTF8_ERROR));

@@ -139,6 +139,8 @@ TEST(SnapshotStream, TruncatedFilesSayWhere) {
         << n << ": " << r.status().message();
   }
   EXPECT_EQ(StreamError(text.substr(0, 80)), "c.json: truncated: the file ends inside items[1]");
+  // The top-level key is quoted on one line (fuzz finding: a raw CR in the key).
+  EXPECT_EQ(StreamError("{\"i\rtems\":[{"), "c.json: truncated: the file ends inside the top-level \"i\\rtems\"");
 }
 
 TEST(SnapshotStream, AnItemAboveTheCapIsAnError) {

@@ -15,8 +15,7 @@
 //   * Thread-safe.
 #pragma once
 
-#include <functional>
-#include <memory>
+#include <type_traits>
 #include <utility>
 
 namespace kubeon::cli {

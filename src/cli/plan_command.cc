@@ -300,15 +300,6 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
   std::atomic<bool> stop_history{false};
   std::future<Result<model::Cluster>> cluster_job;
   std::optional<Result<model::Cluster>> cluster;
-  if (a.from_cluster) {
-    cluster.emplace(ReadLiveCluster(a, progress));
-  } else {
-    cluster_job = std::async(std::launch::async, [&a, &stop_history] {
-      Result<model::Cluster> c = model::LoadClusterFile(a.cluster_file);
-      if (!c.ok()) stop_history = true;
-      return c;
-    });
-  }
   auto cluster_read = [&]() -> Status {
     if (!cluster) cluster.emplace(cluster_job.get());
     if (!cluster->ok()) return cluster->status();
@@ -320,10 +311,19 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
     return Status::Ok();
   };
   if (a.from_cluster) {
+    cluster.emplace(ReadLiveCluster(a, progress));
     if (Status s = cluster_read(); !s.ok()) return s;
+  } else {
+    cluster_job = std::async(std::launch::async, [&a, &stop_history] {
+      Result<model::Cluster> c = model::LoadClusterFile(a.cluster_file);
+      if (!c.ok()) stop_history = true;
+      return c;
+    });
   }
   Status history_read = ReadHistoryInputs(a, lookback_hours, stop_history, progress, &in.history);
-  if (Status s = a.from_cluster ? Status::Ok() : cluster_read(); !s.ok()) return s;
+  if (!a.from_cluster) {
+    if (Status s = cluster_read(); !s.ok()) return s;
+  }
   if (!history_read.ok()) return history_read;
   metrics::History& history = in.history;
   if (history.stats.samples == 0) {

@@ -18,18 +18,15 @@ void ComputeHistogram::AddBin(int bin) {
     small_.push_back(static_cast<uint16_t>(bin));
     return;
   }
-  if (bins_.empty()) {
-    bins_ = Counts();
-    std::vector<uint16_t>().swap(small_);  // frees the small representation
-  }
+  UseCounters();
   ++bins_[bin];
 }
 
-std::vector<uint64_t> ComputeHistogram::Counts() const {
-  if (!bins_.empty()) return bins_;
-  std::vector<uint64_t> counts(kBins, 0);
-  for (uint16_t b : small_) ++counts[b];
-  return counts;
+void ComputeHistogram::UseCounters() {
+  if (!bins_.empty()) return;
+  bins_.assign(kBins, 0);
+  for (uint16_t b : small_) ++bins_[b];
+  std::vector<uint16_t>().swap(small_);  // frees the small representation
 }
 
 void ComputeHistogram::Add(double ratio) {
@@ -44,10 +41,7 @@ void ComputeHistogram::Merge(const ComputeHistogram& other) {
   if (other.bins_.empty()) {
     for (uint16_t b : other.small_) AddBin(b);
   } else {
-    if (bins_.empty()) {
-      bins_ = Counts();
-      std::vector<uint16_t>().swap(small_);
-    }
+    UseCounters();
     for (int i = 0; i < kBins; ++i) bins_[i] += other.bins_[i];
   }
   if (count_ == 0 || other.max_ > max_) max_ = other.max_;

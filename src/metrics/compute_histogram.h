@@ -57,8 +57,8 @@ class ComputeHistogram {
   static int BinOf(double ratio);
 
  private:
-  // Counts per bin of every sample (small_ moved in).
-  std::vector<uint64_t> Counts() const;
+  // Moves the samples from small_ into kBins counters (once).
+  void UseCounters();
   void AddBin(int bin);
 
   // Exactly one representation holds the samples: small_ (bin numbers, at

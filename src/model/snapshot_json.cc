@@ -25,10 +25,9 @@
 #include "model/prices.h"
 
 namespace kubeon::model {
-// See snapshot_json.h.  Text from the snapshot as it may appear in a one-line message: control
-// characters (a name or annotation may hold a newline or an escape
-// sequence) are written as \n, \r, \t or \xHH.  simdjson has already
-// checked that the text is UTF-8.
+// See snapshot_json.h.  Bytes of 0x80 and above pass unchanged (values were
+// checked as UTF-8 by simdjson; a top-level key quoted by the stream reader
+// may not be: the CLI's stderr filter escapes such bytes, net/printable.h).
 std::string OneLine(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -12,7 +12,8 @@
 // median of each over the repetitions.  `threads` sets
 // IngestOptions::threads (0 = the machine's, the default; 1 = one thread).
 // Only public calls that exist since the first release are used, so the same
-// file builds against an older tree for a baseline in the same run.
+// file builds against an older tree for a baseline in the same run.  It is
+// linked with kubeon-gpu's allocator (jemalloc when installed, CMakeLists.txt).
 #include <sys/resource.h>
 
 #include <algorithm>

@@ -293,12 +293,16 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& gi
 }
 
 void MergeInto(History& dst, History&& src) {
-  for (auto& [key, usage] : src.pods) {
-    auto it = dst.pods.find(key);
-    if (it == dst.pods.end()) {
-      dst.pods.emplace(key, std::move(usage));
+  // Both maps are sorted: one walk through dst, src's nodes moved over whole
+  // (no key copied, no allocation).
+  auto at = dst.pods.begin();  // the first pod of dst not before src's next
+  while (!src.pods.empty()) {
+    auto node = src.pods.extract(src.pods.begin());
+    while (at != dst.pods.end() && at->first < node.key()) ++at;
+    if (at != dst.pods.end() && at->first == node.key()) {
+      MergePod(at->second, std::move(node.mapped()));
     } else {
-      MergePod(it->second, std::move(usage));
+      dst.pods.insert(at, std::move(node));  // just before `at`, which stays next
     }
   }
   IngestStats& d = dst.stats;

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -80,6 +82,15 @@ struct WorkloadRef {
     return namespace_ == o.namespace_ && kind == o.kind && name == o.name;
   }
   std::string Display() const { return namespace_ + "/" + name; }  // "ns/name"
+};
+
+// For unordered containers keyed by WorkloadRef (lookups at cluster scale).
+struct WorkloadRefHash {
+  size_t operator()(const WorkloadRef& r) const noexcept {
+    size_t h = std::hash<std::string>{}(r.namespace_);
+    for (const std::string* s : {&r.kind, &r.name}) h ^= std::hash<std::string>{}(*s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+  }
 };
 
 struct ContainerResources {

@@ -14,11 +14,11 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 #include <unordered_set>
 
 #include <simdjson.h>
 
+#include "model/first_index.h"
 #include "model/input_file.h"
 #include "model/json_nesting.h"
 #include "model/json_type_name.h"
@@ -882,9 +882,32 @@ const std::set<std::string_view> kKnownKinds = {"Node",       "Pod", "PodDisrupt
                                                 "StatefulSet", "ReplicaSet", "Job",     "CronJob",
                                                 "DaemonSet",  "ClusterPolicy", "ConfigMap"};
 
+// A default element appended to *v for the parser to fill in place (no
+// move of a ~600-byte object per item); removed again when the parse fails
+// or throws, unless Keep() was called.
+template <typename T>
+class Appended {
+ public:
+  explicit Appended(std::vector<T>* v) : v_(v) { v_->emplace_back(); }
+  ~Appended() {
+    if (!kept_) v_->pop_back();
+  }
+  Appended(const Appended&) = delete;
+  Appended& operator=(const Appended&) = delete;
+  T* get() { return &v_->back(); }
+  void Keep() { kept_ = true; }
+
+ private:
+  std::vector<T>* v_;
+  bool kept_ = false;
+};
+
 // Per object read so far, the index of the item that listed it
 // (kind \0 namespace \0 name -> item index): how a repeat is found.
-using SeenObjects = std::unordered_map<std::string, size_t>;
+struct SeenObjects {
+  FirstIndex first;
+  std::string key;  // the key being built (reused: no allocation per item)
+};
 
 // Reads one item into the cluster (items of other kinds are skipped).
 // Malformed JSON throws simdjson_error (handled by the caller).
@@ -922,13 +945,13 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
     }
     if (!kKnownKinds.count(kind)) return Status::Ok();
     if (kind == "Node") {
-      Node n;
-      s = ParseNode(item, &md, &n, &warnings);
-      if (s.ok() && !md.name.empty()) cluster->nodes.push_back(std::move(n));
+      Appended<Node> n(&cluster->nodes);
+      s = ParseNode(item, &md, n.get(), &warnings);
+      if (s.ok() && !md.name.empty()) n.Keep();
     } else if (kind == "Pod") {
-      Pod p;
-      s = ParsePod(item, &md, &p);
-      if (s.ok() && !md.name.empty()) cluster->pods.push_back(std::move(p));
+      Appended<Pod> p(&cluster->pods);
+      s = ParsePod(item, &md, p.get());
+      if (s.ok() && !md.name.empty()) p.Keep();
     } else if (kind == "ClusterPolicy") {
       GpuOperatorPolicy p;
       ParseClusterPolicy(item, &md, &p);
@@ -949,22 +972,27 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
       s = ParsePdb(item, &md, &p);
       if (s.ok() && !md.name.empty()) cluster->pdbs.push_back(std::move(p));
     } else {
-      Controller c;
-      ParseController(item, kind, &md, &c);
-      if (!md.name.empty()) cluster->controllers.push_back(std::move(c));
+      Appended<Controller> c(&cluster->controllers);
+      ParseController(item, kind, &md, c.get());
+      if (!md.name.empty()) c.Keep();
     }
   } catch (const FieldError& e) {
     s = Status::Error(e.message);
   }
-  const std::string prefix = ItemPrefix(source, index, kind, md.name);
-  if (!s.ok()) return Status::Error(prefix + ": " + OneLine(s.message()));
-  if (md.name.empty()) return Status::Error(prefix + ": metadata.name missing");
-  for (auto& w : warnings) cluster->warnings.push_back(prefix + ": " + OneLine(w));
+  // The item's name in messages, built only when there is one.
+  auto prefix = [&] { return ItemPrefix(source, index, kind, md.name); };
+  if (!s.ok()) return Status::Error(prefix() + ": " + OneLine(s.message()));
+  if (md.name.empty()) return Status::Error(prefix() + ": metadata.name missing");
+  for (auto& w : warnings) cluster->warnings.push_back(prefix() + ": " + OneLine(w));
   if (seen != nullptr && kind != "ClusterPolicy") {  // a second ClusterPolicy is the warning above
     const bool namespaced = kind != "Node";
-    std::string key = kind + '\0' + (namespaced ? OrDefault(md.namespace_) : std::string()) + '\0' + md.name;
-    if (auto [it, inserted] = seen->emplace(std::move(key), index); !inserted) {
-      return Status::Error(prefix + ": the same " + kind + " as items[" + std::to_string(it->second) +
+    const std::string_view ns = !namespaced                ? std::string_view()
+                                : md.namespace_.empty() ? std::string_view("default")  // as OrDefault
+                                                        : std::string_view(md.namespace_);
+    std::string& key = seen->key;
+    key.assign(kind).append(1, '\0').append(ns).append(1, '\0').append(md.name);
+    if (const std::optional<size_t> first = seen->first.FindOrAdd(key, index)) {
+      return Status::Error(prefix() + ": the same " + kind + " as items[" + std::to_string(*first) +
                            "]; a snapshot lists each object once (were two files joined?)");
     }
   }
@@ -1092,13 +1120,15 @@ static_assert(SnapshotItemReader::kPadding >= simdjson::SIMDJSON_PADDING);
 SnapshotItemReader::SnapshotItemReader() : impl_(std::make_unique<Impl>()) {}
 SnapshotItemReader::~SnapshotItemReader() = default;
 
-void SnapshotItemReader::ForgetObjects() { impl_->seen.clear(); }
+void SnapshotItemReader::ForgetObjects() { impl_->seen.first.Clear(); }
 
 Status SnapshotItemReader::Read(std::string_view text, size_t index, std::string_view source,
-                                const std::string& implied_kind, Cluster* cluster, Diagnostics* diagnostics) {
+                                const std::string& implied_kind, Cluster* cluster, Diagnostics* diagnostics,
+                                bool nesting_checked) {
   *diagnostics = Diagnostics{};
   // One item of a List sits 2 levels deep.
-  if (const size_t at = FindNestingBeyond(text, kMaxSnapshotNestingDepth, 2); at != std::string_view::npos) {
+  if (const size_t at = nesting_checked ? std::string_view::npos : FindNestingBeyond(text, kMaxSnapshotNestingDepth, 2);
+      at != std::string_view::npos) {
     diagnostics->too_deep = true;
     diagnostics->offset = at;
     return Status::Error("too deep");

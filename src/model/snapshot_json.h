@@ -104,8 +104,11 @@ class SnapshotItemReader {
   // Reads one item into *cluster.  `index` and `source` name it in errors;
   // `implied_kind` is the kind of items that have none (a "PodList"'s "Pod").
   // REQUIRES: text.data() + text.size() is followed by kPadding readable bytes.
+  // `nesting_checked`: the caller has found the item within
+  // kMaxSnapshotNestingDepth (counting the List's 2 levels) with its own scan,
+  // so Read skips that scan (and never sets too_deep).
   Status Read(std::string_view text, size_t index, std::string_view source, const std::string& implied_kind,
-              Cluster* cluster, Diagnostics* diagnostics);
+              Cluster* cluster, Diagnostics* diagnostics, bool nesting_checked = false);
   // Forgets the objects read so far (a repeat of one is an error): before
   // reading the same items again into a fresh Cluster.
   void ForgetObjects();

@@ -213,12 +213,19 @@ class Reader {
       if (c < 0) return Stopped("items[" + std::to_string(index) + "]");
       if (c == '}' || c == ']' || c == ',' || c == ':') return Error(pos_, "expected a value in items");
       if (c != '{') return Status::Error(name_ + ": items[" + std::to_string(index) + "] (?): not an object");
-      if (!SkipValue() || pos_ - start > max_item_) return Stopped("items[" + std::to_string(index) + "]");
+      // An item sits 2 levels deep: its nesting is checked by the same scan.
+      size_t too_deep_at = std::string_view::npos;
+      if (!SkipValue(kMaxSnapshotNestingDepth - 2, &too_deep_at) || pos_ - start > max_item_) {
+        return Stopped("items[" + std::to_string(index) + "]");
+      }
+      if (too_deep_at != std::string_view::npos) {
+        return Status::Error(name_ + ": " + TooDeepMessage(Where(too_deep_at)));
+      }
       if (deferred->ok()) {
         SnapshotItemReader::Diagnostics d;
-        Status s = item_reader_.Read(std::string_view(w_->At(start), pos_ - start), index, name_, implied, cluster, &d);
+        Status s = item_reader_.Read(std::string_view(w_->At(start), pos_ - start), index, name_, implied, cluster, &d,
+                                     /*nesting_checked=*/true);
         if (!s.ok()) {
-          if (d.too_deep) return Status::Error(name_ + ": " + TooDeepMessage(Where(start + d.offset)));
           if (d.malformed) {
             if (d.offset == std::string_view::npos) {
               return Status::Error(name_ + ": " + s.message().substr(0, 14) + " in items[" + std::to_string(index) +
@@ -311,7 +318,10 @@ class Reader {
 
   // Moves pos_ past the JSON value starting at pos_ (by structure only:
   // brackets are counted, strings skipped; the item reader checks the rest).
-  bool SkipValue() {
+  // When `too_deep_at` is given, *too_deep_at becomes the position of the
+  // first '[' or '{' nested more than `max_depth` levels inside the value
+  // (the value's own bracket is level 1), if any and it was npos.
+  bool SkipValue(size_t max_depth = 0, size_t* too_deep_at = nullptr) {
     const int c = Peek();
     if (c == '"') return SkipString();
     if (c != '{' && c != '[') {  // a literal: up to the next delimiter
@@ -336,7 +346,9 @@ class Reader {
       }
       ++pos_;
       if (ch == '{' || ch == '[') {
-        ++depth;
+        if (++depth > max_depth && too_deep_at != nullptr && *too_deep_at == std::string_view::npos) {
+          *too_deep_at = pos_ - 1;
+        }
       } else if (--depth == 0) {
         return true;
       }

@@ -129,6 +129,24 @@ TEST(SnapshotStream, MalformedJsonNamesTheLine) {
   EXPECT_NE(utf8.find("c.json: not valid JSON in items[0] (at line 1, column 11): "), std::string::npos) << utf8;
 }
 
+// The streamed reader checks an item's nesting in the scan that finds the
+// item's end: the same cap (the List's 2 levels counted), the same position
+// as the whole-text reader, strings not counted, first offending bracket named.
+TEST(SnapshotStream, NestingIsCheckedByTheItemScan) {
+  auto nest = [](size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  const std::string head = "{\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}},\n{\"kind\":\"Pod\",\"x\":";
+  ExpectSameAsWholeText(head + nest(253) + ",\"metadata\":{\"name\":\"p\"}}]}", {1, 7, 4096});
+  const std::string e = SameError(head + nest(254) + ",\"metadata\":{\"name\":\"p\"}}]}");
+  EXPECT_EQ(e, "c.json: arrays and objects nested deeper than 256 levels at line 2, column " +
+                   std::to_string(std::string("{\"kind\":\"Pod\",\"x\":").size() + 254) +
+                   " (the cap; Kubernetes objects nest about 15)");
+  // Two places beyond the cap: the first is named.
+  const std::string twice = SameError(head + nest(300) + ",\"y\":" + nest(300) + ",\"metadata\":{\"name\":\"p\"}}]}");
+  EXPECT_EQ(twice, e);
+  // Brackets inside strings are not nesting.
+  ExpectSameAsWholeText(head + "\"\\\"" + std::string(1000, '[') + "\",\"metadata\":{\"name\":\"p\"}}]}", {1, 7, 4096});
+}
+
 TEST(SnapshotStream, TruncatedFilesSayWhere) {
   const std::string text = R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"}},{"kind":"Node","metadata":{"name":"m"}}]})";
   // Every prefix fails; those that end inside an item name it.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "plan/artifacts.h"
 #include "plan/cutting_stock.h"
@@ -186,6 +187,19 @@ class Planner {
     }
   }
 
+  // The only fields of a decision that Unchanged (so RunPool) changes.
+  struct DecisionFields {
+    Decision decision = Decision::kUnchanged;
+    std::string slice, reason, isolation;
+    static DecisionFields Of(const WorkloadDecision& d) { return {d.decision, d.slice, d.reason, d.isolation}; }
+    void Restore(WorkloadDecision* d) {
+      d->decision = decision;
+      d->slice = std::move(slice);
+      d->reason = std::move(reason);
+      d->isolation = std::move(isolation);
+    }
+  };
+
   void Unchanged(WorkState& w, std::string reason) {
     w.d.decision = Decision::kUnchanged;
     w.d.slice.clear();
@@ -209,8 +223,12 @@ class Planner {
         const model::Pod& p = cluster_.pods[pi];
         max_gpus = std::max(max_gpus, p.gpus);
         for (const auto& [res, qty] : p.gpu_slices) slices_held = res;
-        const NodeState& n = nodes_[node_index_.at(p.node_name)];
-        models.insert(n.model ? n.model->id : "unknown GPU \"" + n.node->gpu_product + "\"");
+        const NodeState& n = nodes_[node_of_pod_[pi]];
+        if (n.model == nullptr) {
+          models.insert("unknown GPU \"" + n.node->gpu_product + "\"");
+        } else if (models.empty() || *models.rbegin() != n.model->id) {
+          models.insert(n.model->id);
+        }
         if (!n.target && off_target.empty()) off_target = "pod " + p.name + " runs on node " + n.node->name + ", " + n.not_target;
       }
       w.d.gpus_per_pod = max_gpus;
@@ -281,7 +299,6 @@ class Planner {
 
   // Applies the history-based rules to a workload that passed Precheck.
   void Size(WorkState& w, const metrics::WorkloadUsage& u, size_t history_pods) {
-    const model::Pod& first = cluster_.pods[w.pods.front()];
     if (u.bad_samples > 0) {
       Unchanged(w, std::to_string(u.bad_samples) + " unparseable samples in its history; peaks are not guessed");
       return;
@@ -299,7 +316,7 @@ class Planner {
                        " (" + std::to_string(history_pods) + " pods, " + std::to_string(u.samples) + " samples)");
       return;
     }
-    const NodeState& node = nodes_[node_index_.at(first.node_name)];
+    const NodeState& node = nodes_[node_of_pod_[w.pods.front()]];
     const mig::GpuModel& model = *node.model;
     w.pool = model.id;
     const double peak_compute = u.peak_compute;
@@ -377,10 +394,11 @@ class Planner {
   // staying pod could be disrupted, only to tell what safety costs
   // (summary.safety_cost_*); the safe plan is the one kept.
   void PlanPool(const std::string& pool) {
-    // The pool's workloads as decided, before any revert for lack of room.
-    std::vector<std::pair<size_t, WorkState>> decided;
+    // The pool's workloads as decided, before any revert for lack of room
+    // (RunPool changes a work only through Unchanged: the fields kept here).
+    std::vector<std::pair<size_t, DecisionFields>> decided;
     for (size_t wi = 0; wi < works_.size(); ++wi) {
-      if (works_[wi].pool == pool) decided.push_back({wi, works_[wi]});
+      if (works_[wi].pool == pool) decided.push_back({wi, DecisionFields::Of(works_[wi].d)});
     }
     RunPool(pool, policy_.staying_pods);
     bool vetoed = false;
@@ -389,10 +407,10 @@ class Planner {
       const PoolValue safe = ValueOf(pool);
       // Keep the safe result aside, plan the same decisions without the
       // restriction, measure, restore.
-      std::vector<std::pair<size_t, WorkState>> safe_works;
-      for (const auto& [wi, w] : decided) {
-        safe_works.push_back({wi, works_[wi]});
-        works_[wi] = w;
+      std::vector<std::pair<size_t, DecisionFields>> safe_works;
+      for (auto& [wi, fields] : decided) {
+        safe_works.push_back({wi, DecisionFields::Of(works_[wi].d)});
+        fields.Restore(&works_[wi].d);
       }
       std::vector<std::pair<size_t, NodeState>> safe_nodes;
       for (size_t ni = 0; ni < nodes_.size(); ++ni) {
@@ -402,7 +420,7 @@ class Planner {
       auto safe_names = mig_names_[pool];
       RunPool(pool, policy::StayingPods::kAny);
       const PoolValue unsafe = ValueOf(pool);
-      for (auto& [wi, w] : safe_works) works_[wi] = std::move(w);
+      for (auto& [wi, fields] : safe_works) fields.Restore(&works_[wi].d);
       for (auto& [ni, n] : safe_nodes) nodes_[ni] = std::move(n);
       pools_[pool] = std::move(safe_result);
       mig_names_[pool] = std::move(safe_names);
@@ -931,7 +949,7 @@ class Planner {
   const PlannerOptions& options_;
   Plan plan_;
   std::vector<NodeState> nodes_;
-  std::map<std::string, size_t> node_index_;
+  std::unordered_map<std::string, size_t> node_index_;  // node name -> nodes_ index (lookups only)
   std::vector<WorkState> works_;
   std::vector<int> work_of_pod_;  // cluster.pods index -> works_ index, -1 when not in scope
   std::vector<int> node_of_pod_;  // cluster.pods index -> nodes_ index, -1 when not in scope

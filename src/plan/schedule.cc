@@ -203,7 +203,7 @@ class Builder {
     // Requests of the active pods bound to each node, per resource.
     std::vector<int64_t> requested_gpus(nodes_.size(), 0);
     std::map<std::pair<int, std::string>, int64_t> requested_slices;
-    std::map<model::WorkloadRef, int> owner_of;
+    std::unordered_map<model::WorkloadRef, int, model::WorkloadRefHash> owner_of;
     for (const auto& w : plan_.workloads) {
       if (w.decision == Decision::kUnchanged) continue;
       owner_of[w.ref] = static_cast<int>(owners_.size());
@@ -324,7 +324,8 @@ class Builder {
     }
     BuildClasses();
     for (const auto& c : cluster_.controllers) {
-      if (owner_of.count({c.namespace_, c.kind, c.name})) controller_of_[{c.namespace_, c.kind, c.name}] = &c;
+      model::WorkloadRef ref{c.namespace_, c.kind, c.name};
+      if (owner_of.count(ref)) controller_of_[std::move(ref)] = &c;
     }
     // PDBs indexed by namespace and their first matchLabels entry (a pod can
     // only match when it has that label); those without matchLabels by
@@ -932,8 +933,8 @@ class Builder {
   std::map<std::string, int> owner_by_display_;
   std::map<std::string, int> spare_of_model_;
   std::vector<std::set<std::pair<int, int>>> class_slots_;  // per placement class: (tier, node) with free GPUs
-  std::map<model::WorkloadRef, const model::Controller*> controller_of_;
-  std::map<model::WorkloadRef, const std::string*> patch_of_;
+  std::unordered_map<model::WorkloadRef, const model::Controller*, model::WorkloadRefHash> controller_of_;
+  std::unordered_map<model::WorkloadRef, const std::string*, model::WorkloadRefHash> patch_of_;
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<int>> pdbs_by_label_;
   std::map<std::string, std::vector<int>> pdbs_without_labels_;
   std::map<std::string, int64_t> pending_taken_;

@@ -1,15 +1,31 @@
 // See usage_join.h.
 #include "plan/usage_join.h"
 
+#include <functional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace kubeon::plan {
 namespace {
 
-using NsName = std::pair<std::string, std::string>;
+// namespace, name: views into the snapshot (which outlives the join) or into
+// the history's keys.
+using NsName = std::pair<std::string_view, std::string_view>;
 
-bool AllDigits(const std::string& s) {
+struct NsNameHash {
+  size_t operator()(const NsName& k) const noexcept {
+    const size_t a = std::hash<std::string_view>{}(k.first);
+    const size_t b = std::hash<std::string_view>{}(k.second);
+    return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  }
+};
+
+using ByName = std::unordered_map<NsName, const model::WorkloadRef*, NsNameHash>;
+
+bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
@@ -20,25 +36,31 @@ bool AllDigits(const std::string& s) {
 }  // namespace
 
 UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& history) {
-  std::map<NsName, model::WorkloadRef> by_pod;
-  std::map<NsName, model::WorkloadRef> by_replicaset;
-  std::map<NsName, model::WorkloadRef> by_statefulset;
+  // Hash maps of views: no key is copied (60,000 pods: the ordered maps of
+  // copied strings cost more than the rest of the join).
+  ByName by_pod, by_replicaset, by_statefulset;
+  by_pod.reserve(cluster.pods.size());
+  std::vector<model::WorkloadRef> controller_refs;  // ReplicaSets' workloads, owned here
+  controller_refs.reserve(cluster.controllers.size());
   for (const auto& pod : cluster.pods) {
-    by_pod[{pod.namespace_, pod.name}] = pod.workload;
+    by_pod[{pod.namespace_, pod.name}] = &pod.workload;
     if (pod.controller && pod.controller->kind == "ReplicaSet") {
-      by_replicaset[{pod.namespace_, pod.controller->name}] = pod.workload;
+      by_replicaset[{pod.namespace_, pod.controller->name}] = &pod.workload;
     }
     if (pod.controller && pod.controller->kind == "StatefulSet") {
-      by_statefulset[{pod.namespace_, pod.controller->name}] = pod.workload;
+      by_statefulset[{pod.namespace_, pod.controller->name}] = &pod.workload;
     }
   }
   for (const auto& c : cluster.controllers) {
     if (c.kind == "ReplicaSet") {
-      model::WorkloadRef w{c.namespace_, "ReplicaSet", c.name};
-      if (c.owner) w = {c.namespace_, c.owner->kind, c.owner->name};
-      by_replicaset.emplace(NsName{c.namespace_, c.name}, w);
+      if (by_replicaset.count({c.namespace_, c.name})) continue;  // a live pod's owner chain wins
+      controller_refs.push_back(c.owner ? model::WorkloadRef{c.namespace_, c.owner->kind, c.owner->name}
+                                        : model::WorkloadRef{c.namespace_, "ReplicaSet", c.name});
+      by_replicaset.emplace(NsName{c.namespace_, c.name}, &controller_refs.back());
     } else if (c.kind == "StatefulSet") {
-      by_statefulset.emplace(NsName{c.namespace_, c.name}, model::WorkloadRef{c.namespace_, "StatefulSet", c.name});
+      if (by_statefulset.count({c.namespace_, c.name})) continue;
+      controller_refs.push_back(model::WorkloadRef{c.namespace_, "StatefulSet", c.name});
+      by_statefulset.emplace(NsName{c.namespace_, c.name}, &controller_refs.back());
     }
   }
 
@@ -46,14 +68,14 @@ UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& histo
   for (const auto& [key, usage] : history.pods) {
     const model::WorkloadRef* w = nullptr;
     if (auto it = by_pod.find({key.namespace_, key.pod}); it != by_pod.end()) {
-      w = &it->second;
+      w = it->second;
     } else if (auto dash = key.pod.rfind('-'); dash != std::string::npos) {
-      const std::string prefix = key.pod.substr(0, dash);
-      const std::string suffix = key.pod.substr(dash + 1);
+      const std::string_view pod(key.pod);
+      const std::string_view prefix = pod.substr(0, dash);
       if (auto rs = by_replicaset.find({key.namespace_, prefix}); rs != by_replicaset.end()) {
-        w = &rs->second;
-      } else if (AllDigits(suffix)) {
-        if (auto ss = by_statefulset.find({key.namespace_, prefix}); ss != by_statefulset.end()) w = &ss->second;
+        w = rs->second;
+      } else if (AllDigits(pod.substr(dash + 1))) {
+        if (auto ss = by_statefulset.find({key.namespace_, prefix}); ss != by_statefulset.end()) w = ss->second;
       }
     }
     if (w == nullptr) {

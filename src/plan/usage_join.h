@@ -9,7 +9,7 @@
 // Pure: no I/O.
 #pragma once
 
-#include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "metrics/history.h"
@@ -18,7 +18,8 @@
 namespace kubeon::plan {
 
 struct UsageJoin {
-  std::map<model::WorkloadRef, std::vector<const metrics::PodUsage*>> by_workload;
+  // Lookups only (unordered): each vector in the history's order of pods.
+  std::unordered_map<model::WorkloadRef, std::vector<const metrics::PodUsage*>, model::WorkloadRefHash> by_workload;
   size_t unmapped_pods = 0;  // history pods matching no workload in the snapshot
 };
 

@@ -13,7 +13,9 @@
 //     heap.  Peak RSS does not grow: the memory kept is memory the command
 //     touched already and will reuse.
 //   * Other allocators (a sanitizer's, musl) ignore it: returns false then,
-//     nothing else changes.
+//     nothing else changes.  When kubeon-gpu is linked with jemalloc (the
+//     default build, CMakeLists.txt) the settings reach glibc's malloc, which
+//     then serves nothing: harmless, and kept for builds without jemalloc.
 //   * REQUIRES: called once, before the command allocates much (main).
 #pragma once
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "cli/json_writer.h"
 #include "cli/terminal_text.h"
+#include "model/json_writer.h"
 #include "plan/schedule_json.h"
 #include "plan/sizing.h"
 
@@ -320,6 +320,8 @@ json PlanToJson(const plan::Plan& p) {
 
 namespace {
 
+using model::JsonWriter;
+
 // WritePlanJson streams the document PlanToJson builds, member by member in
 // the key order nlohmann's dump prints (sorted), so that RenderJson's text is
 // byte-identical to PlanToJson(p).dump(2) without the tree (report_test
@@ -425,7 +427,7 @@ void WritePlanJson(JsonWriter& w, const plan::Plan& p) {
     w.Field("name", wp.name);
     w.Field("namespace", wp.namespace_);
     w.Key("patch");
-    w.Value(json::parse(wp.patch_json));
+    w.CompactValue(wp.patch_json);  // dump()'s text (plan.h): re-indented, not parsed
     w.Field("patch_type", wp.patch_type);
     w.EndObject();
   }
@@ -442,7 +444,7 @@ void WritePlanJson(JsonWriter& w, const plan::Plan& p) {
   w.Field("window", p.window);
   w.EndObject();
   w.Key("schedule");
-  w.Value(plan::ScheduleToJson(p.schedule));
+  plan::WriteSchedule(w, p.schedule);
   const auto& s = p.summary;
   w.Key("summary");
   w.BeginObject();

@@ -6,7 +6,8 @@
 //    "warnings": [...]}
 // YAML is the same document.  Several plans (one per policy) render as
 // {"plans": [...]}.  Output is deterministic.  RenderJson streams the text
-// (cli/json_writer.h) without building PlanToJson's tree; its bytes equal
+// (model/json_writer.h; the schedule through plan::WriteSchedule) without
+// building PlanToJson's tree; its bytes equal
 // PlanToJson(p).dump(2) + "\n" (report_test checks it), so the two must change
 // together.
 #pragma once

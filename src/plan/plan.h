@@ -81,7 +81,10 @@ struct WorkloadPatch {
   std::string kind;
   std::string name;
   std::string patch_type;  // "strategic" (application/strategic-merge-patch+json)
-  std::string patch_json;  // the patch body
+  // The patch body as nlohmann::json::dump() prints it (compact, keys sorted):
+  // the JSON output re-indents this text instead of parsing it
+  // (model::JsonWriter::CompactValue).
+  std::string patch_json;
 };
 
 struct Artifacts {

@@ -1,14 +1,15 @@
 // See schedule_json.h.
 #include "plan/schedule_json.h"
 
+#include <string_view>
 #include <utility>
+
+#include "model/json_tree_writer.h"
 
 namespace kubeon::plan {
 namespace {
 
 using nlohmann::json;
-
-json RefToJson(const model::WorkloadRef& r) { return {{"namespace", r.namespace_}, {"kind", r.kind}, {"name", r.name}}; }
 
 // Reads fields of one JSON object into C++ values; the first type error is
 // kept (with its path) and later reads are skipped.
@@ -172,62 +173,152 @@ void ReadCapacity(Reader& r, CapacityEntry* c) {
   r.Integer("free", &c->free);
 }
 
+// The schema, written once for both writers (model::JsonWriter: text;
+// model::JsonTreeWriter: a nlohmann value).  Keys in byte order, as
+// JsonWriter requires and as nlohmann's dump prints them.
+template <typename W>
+void Strings(W& w, std::string_view key, const std::vector<std::string>& v) {
+  w.Key(key);
+  w.BeginArray();
+  for (const auto& s : v) w.String(s);
+  w.EndArray();
+}
+
+template <typename W>
+void StringMap(W& w, std::string_view key, const std::map<std::string, std::string>& m) {
+  w.Key(key);
+  w.BeginObject();
+  for (const auto& [k, v] : m) {
+    w.Key(k);
+    w.String(v);
+  }
+  w.EndObject();
+}
+
+template <typename W>
+void Step(W& w, const ScheduleStep& s) {
+  w.BeginObject();
+  w.Key("content_hash"), w.String(s.content_hash);
+  w.Key("disrupted");
+  w.BeginArray();
+  for (const auto& d : s.disrupted) {
+    w.BeginObject();
+    w.Key("owner"), w.String(d.owner);
+    w.Key("pod"), w.String(d.pod);
+    w.Key("why"), w.String(d.why);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("estimated_seconds"), w.Int(s.estimated_seconds);
+  w.Key("evictions");
+  w.BeginArray();
+  for (const auto& e : s.evictions) {
+    w.BeginObject();
+    w.Key("comes_back"), w.Bool(e.comes_back);
+    w.Key("count"), w.Int(e.count);
+    w.Key("grace_period_seconds"), w.Int(e.grace_period_seconds);
+    w.Key("owner"), w.String(e.owner);
+    w.Key("pod"), w.String(e.pod);
+    w.Key("resource"), w.String(e.resource);
+    w.Key("runs_meanwhile"), w.String(e.runs_meanwhile);
+    w.EndObject();
+  }
+  w.EndArray();
+  Strings(w, "flags", s.flags);
+  w.Key("gpu_model"), w.String(s.gpu_model);
+  w.Key("gpus_freed"), w.Int(s.gpus_freed);
+  w.Key("id"), w.String(s.id);
+  w.Key("index"), w.Int(s.index);
+  w.Key("isolation"), w.String(s.isolation);
+  w.Key("labels_after");
+  w.BeginObject();
+  for (const auto& [node, labels] : s.labels_after) StringMap(w, node, labels);
+  w.EndObject();
+  StringMap(w, "layout_after", s.layout_after);
+  StringMap(w, "layout_before", s.layout_before);
+  w.Key("method"), w.String(s.method);
+  w.Key("monthly_savings_usd"), w.Double(s.monthly_savings_usd);
+  w.Key("needs");
+  w.BeginArray();
+  for (const auto& n : s.needs) {
+    w.BeginObject();
+    w.Key("count"), w.Int(n.count);
+    Strings(w, "nodes", n.nodes);
+    w.Key("resource"), w.String(n.resource);
+    w.Key("why"), w.String(n.why);
+    w.EndObject();
+  }
+  w.EndArray();
+  Strings(w, "nodes", s.nodes);
+  Strings(w, "nodes_freed", s.nodes_freed);
+  w.Key("owners");
+  w.BeginArray();
+  for (const auto& o : s.owners) {
+    w.BeginObject();
+    w.Key("from_per_pod"), w.Int(o.from_per_pod);
+    w.Key("from_resource"), w.String(o.from_resource);
+    w.Key("gitops"), w.String(o.gitops);
+    w.Key("max_surge"), w.Int(o.max_surge);
+    w.Key("max_unavailable"), w.Int(o.max_unavailable);
+    w.Key("owner");
+    w.BeginObject();
+    w.Key("kind"), w.String(o.owner.kind);
+    w.Key("name"), w.String(o.owner.name);
+    w.Key("namespace"), w.String(o.owner.namespace_);
+    w.EndObject();
+    w.Key("patch_json"), w.String(o.patch_json);
+    w.Key("pdb"), w.String(o.pdb);
+    w.Key("pdb_disruptions_allowed"), w.Int(o.pdb_disruptions_allowed);
+    w.Key("pdb_ok"), w.Bool(o.pdb_ok);
+    w.Key("replicas"), w.Int(o.replicas);
+    w.Key("strategy"), w.String(o.strategy);
+    Strings(w, "target_nodes", o.target_nodes);
+    w.Key("to_per_pod"), w.Int(o.to_per_pod);
+    w.Key("to_resource"), w.String(o.to_resource);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+template <typename W>
+void WholeSchedule(W& w, const Schedule& s) {
+  w.BeginObject();
+  w.Key("capacity");
+  w.BeginArray();
+  for (const auto& c : s.capacity) {
+    w.BeginObject();
+    w.Key("allocatable"), w.Int(c.allocatable);
+    w.Key("free"), w.Int(c.free);
+    w.Key("node"), w.String(c.node);
+    w.Key("requested"), w.Int(c.requested);
+    w.Key("resource"), w.String(c.resource);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("feasible"), w.Bool(s.feasible);
+  Strings(w, "left_out", s.left_out);
+  w.Key("max_nodes_per_pool"), w.Int(s.max_nodes_per_pool);
+  w.Key("spare_gpus_needed");
+  w.BeginObject();
+  for (const auto& [model, n] : s.spare_gpus_needed) w.Key(model), w.Int(n);
+  w.EndObject();
+  w.Key("steps");
+  w.BeginArray();
+  for (const auto& step : s.steps) Step(w, step);
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 json StepToJson(const ScheduleStep& s) {
-  json j;
-  j["index"] = s.index;
-  j["id"] = s.id;
-  j["content_hash"] = s.content_hash;
-  j["gpu_model"] = s.gpu_model;
-  j["method"] = s.method;
-  j["nodes"] = s.nodes;
-  j["labels_after"] = json::object();
-  for (const auto& [node, labels] : s.labels_after) j["labels_after"][node] = labels;
-  j["layout_before"] = s.layout_before.empty() ? json::object() : json(s.layout_before);
-  j["layout_after"] = s.layout_after.empty() ? json::object() : json(s.layout_after);
-  j["evictions"] = json::array();
-  for (const auto& e : s.evictions) {
-    j["evictions"].push_back({{"pod", e.pod},
-                              {"owner", e.owner},
-                              {"resource", e.resource},
-                              {"count", e.count},
-                              {"grace_period_seconds", e.grace_period_seconds},
-                              {"runs_meanwhile", e.runs_meanwhile},
-                              {"comes_back", e.comes_back}});
-  }
-  j["owners"] = json::array();
-  for (const auto& o : s.owners) {
-    j["owners"].push_back({{"owner", RefToJson(o.owner)},
-                           {"replicas", o.replicas},
-                           {"from_resource", o.from_resource},
-                           {"from_per_pod", o.from_per_pod},
-                           {"to_resource", o.to_resource},
-                           {"to_per_pod", o.to_per_pod},
-                           {"strategy", o.strategy},
-                           {"max_surge", o.max_surge},
-                           {"max_unavailable", o.max_unavailable},
-                           {"pdb", o.pdb},
-                           {"pdb_disruptions_allowed", o.pdb_disruptions_allowed},
-                           {"pdb_ok", o.pdb_ok},
-                           {"gitops", o.gitops},
-                           {"patch_json", o.patch_json},
-                           {"target_nodes", o.target_nodes}});
-  }
-  j["disrupted"] = json::array();
-  for (const auto& d : s.disrupted) j["disrupted"].push_back({{"pod", d.pod}, {"owner", d.owner}, {"why", d.why}});
-  j["needs"] = json::array();
-  for (const auto& n : s.needs) {
-    j["needs"].push_back({{"resource", n.resource}, {"count", n.count}, {"nodes", n.nodes}, {"why", n.why}});
-  }
-  j["nodes_freed"] = s.nodes_freed;
-  j["gpus_freed"] = s.gpus_freed;
-  j["monthly_savings_usd"] = s.monthly_savings_usd;
-  j["isolation"] = s.isolation;
-  j["flags"] = s.flags;
-  j["estimated_seconds"] = s.estimated_seconds;
-  return j;
+  model::JsonTreeWriter w;
+  Step(w, s);
+  return w.Take();
 }
+
+void WriteStep(model::JsonWriter& w, const ScheduleStep& s) { Step(w, s); }
 
 Result<ScheduleStep> StepFromJson(const json& j) {
   Status status;
@@ -239,23 +330,12 @@ Result<ScheduleStep> StepFromJson(const json& j) {
 }
 
 json ScheduleToJson(const Schedule& s) {
-  json j;
-  j["feasible"] = s.feasible;
-  j["max_nodes_per_pool"] = s.max_nodes_per_pool;
-  j["spare_gpus_needed"] = s.spare_gpus_needed.empty() ? json::object() : json(s.spare_gpus_needed);
-  j["left_out"] = s.left_out;
-  j["capacity"] = json::array();
-  for (const auto& c : s.capacity) {
-    j["capacity"].push_back({{"node", c.node},
-                             {"resource", c.resource},
-                             {"allocatable", c.allocatable},
-                             {"requested", c.requested},
-                             {"free", c.free}});
-  }
-  j["steps"] = json::array();
-  for (const auto& step : s.steps) j["steps"].push_back(StepToJson(step));
-  return j;
+  model::JsonTreeWriter w;
+  WholeSchedule(w, s);
+  return w.Take();
 }
+
+void WriteSchedule(model::JsonWriter& w, const Schedule& s) { WholeSchedule(w, s); }
 
 Result<Schedule> ScheduleFromJson(const json& j) {
   Status status;

@@ -1,13 +1,13 @@
 // Tests for json_writer.h: the streamed text equals nlohmann::json::dump(2)
 // of the same document, escapes and numbers included.
-#include "cli/json_writer.h"
+#include "model/json_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-namespace kubeon::cli {
+namespace kubeon::model {
 namespace {
 
 using nlohmann::json;
@@ -87,6 +87,54 @@ TEST(JsonWriter, BuildsMembersInOrder) {
   EXPECT_EQ(out, expected.dump(2));
 }
 
+// CompactValue(j.dump()) at the top level and nested, with `indent`.
+std::string Reindented(const json& j, int indent) {
+  std::string out;
+  JsonWriter w(&out, indent);
+  w.CompactValue(j.dump());
+  EXPECT_TRUE(w.Complete());
+  return out;
+}
+
+TEST(JsonWriter, CompactValueReindentsDumpsText) {
+  const json docs[] = {
+      json::parse(R"({"spec": {"template": {"spec": {"containers": [{"name": "main", "resources":
+                      {"limits": {"nvidia.com/gpu": null, "nvidia.com/mig-3g.20gb": "1"}}}],
+                      "affinity": {"a": [[], {}, [{}], [[1, 2]], -0.0, 1.5e300, 18446744073709551615]}}}}})"),
+      // Structure characters, quotes and escapes inside keys and strings are copied as they are.
+      json{{"{[,:]}", "a,b:c{d}[e]"}, {"q\"", "\"\\\"\\"}, {"ctl", "\t\n\x01 gr\xC3\xBC\xC3\x9F"}},
+      json::array(), json::object(), json(5), json("s,:{}"), json(nullptr), json(true), json(2.0),
+      json::array({json::array(), json::object(), "]"})};
+  for (const json& j : docs) {
+    EXPECT_EQ(Reindented(j, 2), j.dump(2)) << j.dump();
+    EXPECT_EQ(Reindented(j, 4), j.dump(4)) << j.dump();
+    // As a member and as an array element, two levels down.
+    std::string out;
+    JsonWriter w(&out);
+    w.BeginObject();
+    w.Key("a");
+    w.BeginArray();
+    w.CompactValue(j.dump());
+    w.Int(1);
+    w.EndArray();
+    w.Key("b");
+    w.CompactValue(j.dump());
+    w.EndObject();
+    EXPECT_TRUE(w.Complete());
+    EXPECT_EQ(out, (json{{"a", {j, 1}}, {"b", j}}).dump(2)) << j.dump();
+  }
+}
+
+TEST(JsonWriter, CompactValueStaysInBoundsOnTruncatedText) {
+  // Not dump()'s text: unspecified output, but no read past the end.
+  for (const char* text : {"{", "[\"a", "\"\\", "{\"a\":[1,", "}", "]]"}) {
+    std::string out;
+    JsonWriter w(&out);
+    w.CompactValue(text);
+    EXPECT_FALSE(out.empty()) << text;
+  }
+}
+
 TEST(JsonWriter, IncompleteDocumentIsNotComplete) {
   std::string out;
   JsonWriter w(&out);
@@ -110,4 +158,4 @@ TEST(JsonWriterDeathTest, KeysOutOfOrderAbort) {
 }
 
 }  // namespace
-}  // namespace kubeon::cli
+}  // namespace kubeon::model

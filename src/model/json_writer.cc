@@ -1,11 +1,12 @@
 // See json_writer.h.
-#include "cli/json_writer.h"
+#include "model/json_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
-namespace kubeon::cli {
+namespace kubeon::model {
 namespace {
 
 // True when every byte is ASCII (then no UTF-8 validation is needed).
@@ -189,6 +190,50 @@ void JsonWriter::Value(const nlohmann::json& j) {
   }
 }
 
+void JsonWriter::CompactValue(std::string_view dumped) {
+  BeforeValue();
+  // Structure characters outside strings get their newlines and indentation;
+  // strings and scalars are copied in runs.
+  size_t level = stack_.size();
+  size_t run = 0;  // start of the pending copied run
+  for (size_t i = 0; i < dumped.size(); ++i) {
+    const char c = dumped[i];
+    if (c == '"') {  // skip to the closing quote, past escapes
+      for (++i; i < dumped.size() && dumped[i] != '"'; ++i) {
+        if (dumped[i] == '\\') ++i;
+      }
+      continue;
+    }
+    if (c != '{' && c != '[' && c != '}' && c != ']' && c != ',' && c != ':') continue;
+    out_->append(dumped.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '{':
+      case '[':
+        out_->push_back(c);
+        if (i + 1 < dumped.size() && dumped[i + 1] == (c == '{' ? '}' : ']')) {  // "{}", "[]"
+          out_->push_back(dumped[++i]);
+          run = i + 1;
+        } else {
+          Newline(++level);
+        }
+        break;
+      case '}':
+      case ']':
+        Newline(level > 0 ? --level : 0);
+        out_->push_back(c);
+        break;
+      case ',':
+        out_->push_back(',');
+        Newline(level);
+        break;
+      default:  // ':'
+        out_->append(": ");
+    }
+  }
+  out_->append(dumped.data() + run, dumped.size() - std::min(run, dumped.size()));
+}
+
 void JsonWriter::Field(std::string_view k, const std::vector<std::string>& v) {
   Key(k);
   BeginArray();
@@ -196,4 +241,4 @@ void JsonWriter::Field(std::string_view k, const std::vector<std::string>& v) {
   EndArray();
 }
 
-}  // namespace kubeon::cli
+}  // namespace kubeon::model

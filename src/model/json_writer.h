@@ -1,7 +1,9 @@
 // JsonWriter: appends pretty-printed JSON to a string as it is produced, with
 // no tree in memory.  The text is byte-identical to nlohmann::json::dump(indent)
 // of the same document (the plan's JSON output was that dump; programs and
-// tests compare it byte for byte).
+// tests compare it byte for byte).  In model/ so that every area may stream
+// its documents (plan/schedule_json.h WriteSchedule); model/json_tree_writer.h
+// offers the same writing calls building a nlohmann value.
 //
 // Contract:
 //  - Objects and arrays print as nlohmann prints them: "{}" / "[]" when empty,
@@ -26,7 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace kubeon::cli {
+namespace kubeon::model {
 
 class JsonWriter {
  public:
@@ -47,6 +49,14 @@ class JsonWriter {
   void Null();
   // A whole nlohmann value (for small subtrees that exist as JSON anyway).
   void Value(const nlohmann::json& j);
+  // A value already printed by nlohmann::json::dump() with its default
+  // arguments (compact: no whitespace outside strings, keys sorted, numbers
+  // and escapes as dump prints them), re-indented as this writer prints it:
+  // the text equals Value(nlohmann::json::parse(dumped)) without the parse
+  // and the tree (the plan's workload patches).  Strings are copied as they
+  // are.  REQUIRES: `dumped` is such a text (anything else gives unspecified
+  // text; never reads out of bounds).
+  void CompactValue(std::string_view dumped);
 
   // Key(k) then the value.
   void Field(std::string_view k, std::string_view v) { Key(k), String(v); }
@@ -83,4 +93,4 @@ class JsonWriter {
   bool wrote_root_ = false;
 };
 
-}  // namespace kubeon::cli
+}  // namespace kubeon::model

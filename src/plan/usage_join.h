@@ -23,6 +23,7 @@ struct UsageJoin {
   size_t unmapped_pods = 0;  // history pods matching no workload in the snapshot
 };
 
+// REQUIRES: `history` outlives the result (by_workload points into it).
 UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& history);
 
 }  // namespace kubeon::plan

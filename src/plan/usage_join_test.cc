@@ -96,7 +96,8 @@ TEST(JoinUsage, LivePodsOwnerChainWinsOverTheReplicaSetObject) {
   rs.kind = "ReplicaSet";
   rs.name = "train-7d9";
   c.controllers.push_back(rs);
-  const UsageJoin j = JoinUsage(c, HistoryOf({{"ml", "train-7d9-old01"}}));
+  const metrics::History h = HistoryOf({{"ml", "train-7d9-old01"}});  // outlives the join (it points into it)
+  const UsageJoin j = JoinUsage(c, h);
   EXPECT_EQ(Peaks(j, rollout), (std::vector<int64_t>{100}));
   EXPECT_EQ(j.by_workload.size(), 1u);
 }

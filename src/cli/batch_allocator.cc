@@ -4,6 +4,9 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 namespace kubeon::cli {
 
@@ -14,6 +17,14 @@ bool TuneAllocatorForBatch() {
   const bool trim = mallopt(M_TRIM_THRESHOLD, static_cast<int>(kTrimThresholdBytes)) == 1;
   const bool mmap = mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMmapThresholdBytes)) == 1;
   return trim && mmap;
+#else
+  return false;
+#endif
+}
+
+bool TuneAllocatorForService() {
+#if defined(__linux__) && defined(PR_SET_THP_DISABLE)
+  return ::prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
 #else
   return false;
 #endif

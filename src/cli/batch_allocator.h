@@ -1,5 +1,6 @@
-// TuneAllocatorForBatch: malloc settings for a command that runs once and exits
-// (plan, snapshot, apply, ...), not for the long-running controller.
+// Allocator settings per kind of command: TuneAllocatorForBatch for a command
+// that runs once and exits (plan, snapshot, apply, ...), TuneAllocatorForService
+// for the long-running controller.
 //
 // Contract:
 //   * glibc returns freed memory to the kernel as soon as the top of a heap
@@ -29,5 +30,13 @@ inline constexpr size_t kMmapThresholdBytes = size_t{32} << 20;
 
 // Returns whether the allocator took both settings.
 bool TuneAllocatorForBatch();
+
+// For a process that runs for weeks (the controller): no transparent huge
+// pages for the whole process (prctl PR_SET_THP_DISABLE, which overrides
+// jemalloc's madvise of jemalloc_options.h), so that memory freed between
+// plans is not held in partly used 2 MiB pages.  Returns whether the kernel
+// took it (false off Linux or on a kernel without the call: nothing changes).
+// REQUIRES: called once, before the command allocates much (main).
+bool TuneAllocatorForService();
 
 }  // namespace kubeon::cli

@@ -8,6 +8,9 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 namespace kubeon::cli {
 namespace {
@@ -28,6 +31,15 @@ TEST(BatchAllocatorTest, FreedLargeBlocksStayInTheProcess) {
 }
 #else
 TEST(BatchAllocatorTest, OtherAllocatorsAreLeftAlone) { EXPECT_FALSE(TuneAllocatorForBatch()); }
+#endif
+
+#if defined(__linux__) && defined(PR_GET_THP_DISABLE)
+// The controller's process gets no transparent huge pages, whatever the
+// allocator asks for (jemalloc_options.h).
+TEST(BatchAllocatorTest, TheServiceProcessHasNoHugePages) {
+  ASSERT_TRUE(TuneAllocatorForService());
+  EXPECT_EQ(::prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0), 1);
+}
 #endif
 
 }  // namespace

@@ -101,11 +101,13 @@ int Run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   // One-shot commands keep freed memory (batch_allocator.h) and leave their
-  // large models to the exit (exit_memory.h); the controller runs for weeks
-  // and frees as it goes.
+  // large models to the exit (exit_memory.h); the controller runs for weeks,
+  // frees as it goes and uses no huge pages.
   if (!controller->parsed()) {
     kubeon::cli::TuneAllocatorForBatch();
     kubeon::cli::EnableLeaveForExit();
+  } else {
+    kubeon::cli::TuneAllocatorForService();
   }
   if (plan->parsed()) return kubeon::cli::RunPlan(plan_args, std::cout, std::cerr);
   if (snapshot->parsed()) return RunSnapshot(snap);

@@ -428,10 +428,31 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     return code;
   }
   const std::vector<plan::Plan>& plans = planned->plans;
-  std::string report = a.output == "json" ? RenderJson(plans) : a.output == "yaml" ? RenderYaml(plans) : RenderTable(plans);
-  // The report names cluster objects: the file is created 0600 (output_file.h).
-  Status written = a.output_file.empty() ? WriteToStream(out, report, "stdout")
-                                         : WriteFileAtomically(a.output_file, report);
+  // JSON is written as it is rendered (report.h: a 60 MB plan at 80,000 GPUs
+  // is never held whole); YAML and tables are small and built first.
+  auto render = [&](const std::function<void(std::string_view)>& sink) {
+    if (a.output == "json") {
+      RenderJson(plans, sink);
+    } else {
+      sink(a.output == "yaml" ? RenderYaml(plans) : RenderTable(plans));
+    }
+  };
+  Status written;
+  if (a.output_file.empty()) {
+    render([&](std::string_view piece) {
+      if (written.ok()) written = WriteToStream(out, piece, "stdout");  // the first failure is reported
+    });
+  } else {
+    // The report names cluster objects: the file is created 0600 (output_file.h).
+    Result<std::unique_ptr<AtomicOutputFile>> file = AtomicOutputFile::Create(a.output_file);
+    if (file.ok()) {
+      std::ostream& os = (*file)->stream();
+      render([&os](std::string_view piece) { os.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+      written = (*file)->Commit();
+    } else {
+      written = file.status();
+    }
+  }
   if (!written.ok()) {
     err << "error: " << written.message() << "\n";
     return 1;

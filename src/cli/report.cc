@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "cli/terminal_text.h"
@@ -408,7 +409,25 @@ void WriteNode(JsonWriter& w, const plan::NodePlan& n) {
   w.EndObject();
 }
 
-void WritePlanJson(JsonWriter& w, const plan::Plan& p) {
+// Hands the text written so far to a sink once it holds kRenderChunkBytes.
+// REQUIRES: *text is the writer's output string.
+class Chunks {
+ public:
+  Chunks(std::string* text, const std::function<void(std::string_view)>& sink) : text_(text), sink_(sink) {}
+  void MaybeFlush() {
+    if (text_->size() >= kRenderChunkBytes) Flush();
+  }
+  void Flush() {
+    if (!text_->empty()) sink_(*text_);
+    text_->clear();
+  }
+
+ private:
+  std::string* text_;
+  const std::function<void(std::string_view)>& sink_;
+};
+
+void WritePlanJson(JsonWriter& w, const plan::Plan& p, Chunks& chunks) {
   w.BeginObject();
   w.Key("artifacts");
   w.BeginObject();
@@ -422,6 +441,7 @@ void WritePlanJson(JsonWriter& w, const plan::Plan& p) {
   w.Key("workload_patches");
   w.BeginArray();
   for (const auto& wp : p.artifacts.workload_patches) {
+    chunks.MaybeFlush();
     w.BeginObject();
     w.Field("kind", wp.kind);
     w.Field("name", wp.name);
@@ -435,7 +455,10 @@ void WritePlanJson(JsonWriter& w, const plan::Plan& p) {
   w.EndObject();
   w.Key("nodes");
   w.BeginArray();
-  for (const auto& n : p.nodes) WriteNode(w, n);
+  for (const auto& n : p.nodes) {
+    chunks.MaybeFlush();
+    WriteNode(w, n);
+  }
   w.EndArray();
   w.Key("policy");
   w.BeginObject();
@@ -469,27 +492,38 @@ void WritePlanJson(JsonWriter& w, const plan::Plan& p) {
   w.Field("warnings", p.warnings);
   w.Key("workloads");
   w.BeginArray();
-  for (const auto& d : p.workloads) WriteWorkload(w, d);
+  for (const auto& d : p.workloads) {
+    chunks.MaybeFlush();
+    WriteWorkload(w, d);
+  }
   w.EndArray();
   w.EndObject();
 }
 
 }  // namespace
 
-std::string RenderJson(const std::vector<plan::Plan>& plans) {
-  std::string out;
-  JsonWriter w(&out, 2);
+void RenderJson(const std::vector<plan::Plan>& plans, const std::function<void(std::string_view)>& sink) {
+  std::string text;
+  text.reserve(kRenderChunkBytes + (kRenderChunkBytes >> 2));
+  JsonWriter w(&text, 2);
+  Chunks chunks(&text, sink);
   if (plans.size() == 1) {
-    WritePlanJson(w, plans[0]);
+    WritePlanJson(w, plans[0], chunks);
   } else {
     w.BeginObject();
     w.Key("plans");
     w.BeginArray();
-    for (const auto& p : plans) WritePlanJson(w, p);
+    for (const auto& p : plans) WritePlanJson(w, p, chunks);
     w.EndArray();
     w.EndObject();
   }
-  out += "\n";
+  text += "\n";
+  chunks.Flush();
+}
+
+std::string RenderJson(const std::vector<plan::Plan>& plans) {
+  std::string out;
+  RenderJson(plans, [&out](std::string_view piece) { out += piece; });
   return out;
 }
 

@@ -12,7 +12,10 @@
 // together.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +26,11 @@ namespace kubeon::cli {
 
 nlohmann::json PlanToJson(const plan::Plan& plan);
 std::string RenderJson(const std::vector<plan::Plan>& plans);
+// The same text handed to `sink` in consecutive pieces of about
+// kRenderChunkBytes (never empty), so that a large plan (60 MB at 80,000
+// GPUs) is written as it is rendered, not held whole in memory.
+inline constexpr size_t kRenderChunkBytes = size_t{1} << 20;
+void RenderJson(const std::vector<plan::Plan>& plans, const std::function<void(std::string_view)>& sink);
 std::string RenderYaml(const std::vector<plan::Plan>& plans);
 std::string RenderTable(const std::vector<plan::Plan>& plans);
 

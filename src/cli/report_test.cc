@@ -228,6 +228,24 @@ void ExpectStreamedJsonIsTheTreeDump(const std::vector<plan::Plan>& plans) {
     while (streamed[i] == tree[i]) ++i;
     ADD_FAILURE() << "first difference at byte " << i << ": ..." << tree.substr(i > 80 ? i - 80 : 0, 160);
   }
+  // The same text in pieces (what `plan -o json` writes as it renders):
+  // every piece but the last holds at least kRenderChunkBytes, none is empty,
+  // and a document of several chunks comes in several pieces.
+  std::vector<std::string> pieces;
+  RenderJson(plans, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  std::string joined;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    EXPECT_FALSE(pieces[k].empty()) << "piece " << k;
+    if (k + 1 < pieces.size()) {
+      EXPECT_GE(pieces[k].size(), kRenderChunkBytes) << "piece " << k;
+    }
+    joined += pieces[k];
+  }
+  EXPECT_TRUE(joined == tree) << "pieces joined differ from the whole text";
+  EXPECT_GE(pieces.size(), tree.size() / (2 * kRenderChunkBytes));
+  if (tree.size() > 2 * kRenderChunkBytes) {
+    EXPECT_GT(pieces.size(), 1u);
+  }
 }
 
 TEST(Report, StreamedJsonIsByteIdenticalOnTheDemo) {
@@ -258,7 +276,7 @@ TEST(Report, StreamedJsonIsByteIdenticalOnAGeneratedCluster) {
   namespace gc = gencluster;
   gc::Options o;
   o.preset = gc::Preset::kScale;
-  o.nodes = 300;
+  o.nodes = 1000;  // a plan of ~3 MB: several pieces of kRenderChunkBytes
   o.gpus_per_node = 8;
   o.history_samples = 24;
   auto c = gc::Generate(o);
@@ -275,6 +293,7 @@ TEST(Report, StreamedJsonIsByteIdenticalOnAGeneratedCluster) {
   const plan::Plan p = plan::MakePlan(data.cluster, data.history, policies->front(), catalog, options);
   ASSERT_GT(p.nodes.size(), 100u);
   ExpectStreamedJsonIsTheTreeDump({p});
+  ASSERT_GT(RenderJson({p}).size(), 2 * kRenderChunkBytes) << "a plan of several pieces";
 #else
   GTEST_SKIP() << "tools/gen-cluster is not part of this build (KUBEON_TOOLS=OFF)";
 #endif

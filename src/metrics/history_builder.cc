@@ -166,9 +166,10 @@ bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char
   }
   out->pod = -1;
   if (pod.empty()) return true;
-  PodKey key{std::string(ns), std::string(pod)};
-  auto [it, inserted] = slot_of_.try_emplace(std::move(key), static_cast<int32_t>(slots_.size()));
-  if (inserted) {
+  const PodKeyLess::View view(ns, pod);
+  auto it = slot_of_.lower_bound(view);
+  if (it == slot_of_.end() || PodKeyLess::AsView(it->first) != view) {
+    it = slot_of_.emplace_hint(it, PodKey{std::string(ns), std::string(pod)}, static_cast<int32_t>(slots_.size()));
     slots_.emplace_back();
     if (options_.on_memory_sample) slots_.back().key = it->first;
   }
@@ -296,8 +297,11 @@ History HistoryBuilder::TakeHistory() {
   History history;
   history.source = source_;
   history.stats = std::move(stats_);
-  for (auto& [key, slot] : slot_of_) {
-    history.pods.emplace(key, std::move(slots_[slot].usage));
+  // slot_of_ is sorted like history.pods: each pod goes at the end, its key
+  // moved, not copied.
+  while (!slot_of_.empty()) {
+    auto node = slot_of_.extract(slot_of_.begin());
+    history.pods.emplace_hint(history.pods.end(), std::move(node.key()), std::move(slots_[node.mapped()].usage));
   }
   slots_.clear();
   slot_of_.clear();

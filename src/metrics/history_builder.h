@@ -22,11 +22,13 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "metrics/history.h"
@@ -124,6 +126,17 @@ class HistoryBuilder {
     uint32_t last_series = UINT32_MAX;
     PodKey key;  // set only when IngestOptions::on_memory_sample is
   };
+  // Orders PodKeys and looks them up by views (no strings built to find one).
+  struct PodKeyLess {
+    using is_transparent = void;
+    using View = std::pair<std::string_view, std::string_view>;
+    static View AsView(const PodKey& k) { return {k.namespace_, k.pod}; }
+    static View AsView(const View& v) { return v; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return AsView(a) < AsView(b);
+    }
+  };
   struct ViewHash {
     using is_transparent = void;
     size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
@@ -143,8 +156,8 @@ class HistoryBuilder {
   int64_t latest_ms_;  // the latest sample time accepted
   std::string source_;
   IngestStats stats_;
-  std::vector<Slot> slots_;
-  std::map<PodKey, int32_t> slot_of_;
+  std::deque<Slot> slots_;  // a deque: slots never move as pods are added
+  std::map<PodKey, int32_t, PodKeyLess> slot_of_;
   std::unordered_map<std::string, Series, ViewHash, ViewEq> series_;
   // Key of the previous line's series: a view of the map's own key, or of
   // uncached_key_ when the series is not cached.

@@ -6,43 +6,84 @@
 
 namespace kubeon::metrics {
 
-void SampleGaps::Add(int64_t gap_ms) {
-  if (gap_ms <= 0) return;
-  if (counts_.empty()) {
-    counts_.assign(kGapBuckets, 0);
-    sums_.assign(kGapBuckets, 0);
-  }
-  const int b = std::min(kGapBuckets - 1, static_cast<int>(std::bit_width(static_cast<uint64_t>(gap_ms))) - 1);
+namespace {
+
+// REQUIRES: gap_ms > 0 (bucket 0 otherwise).
+int GapBucket(int64_t gap_ms) {
+  return std::clamp(static_cast<int>(std::bit_width(static_cast<uint64_t>(gap_ms))) - 1, 0, kGapBuckets - 1);
+}
+
+// The rule of the file comment over bucket counters.
+int64_t CoveredByBuckets(const uint64_t* counts, const int64_t* sums, uint64_t count, int64_t known_ms) {
+  // The bucket of the (lower) median gap.
+  const uint64_t rank = (count + 1) / 2;
+  uint64_t seen = 0;
+  int median = 0;
+  while (median < kGapBuckets && (seen += counts[median]) < rank) ++median;
+  static_assert(kGapFactor == 4, "two buckets above the median");
+  int64_t covered = known_ms;
+  for (int b = 0; b <= median + 2 && b < kGapBuckets; ++b) covered += sums[b];
+  return covered;
+}
+
+}  // namespace
+
+void SampleGaps::AddToBuckets(int64_t gap_ms) {
+  const int b = GapBucket(gap_ms);
   ++counts_[b];
   sums_[b] += gap_ms;
+}
+
+void SampleGaps::UseBuckets() {
+  if (!counts_.empty()) return;
+  counts_.assign(kGapBuckets, 0);
+  sums_.assign(kGapBuckets, 0);
+  for (int64_t gap : small_) AddToBuckets(gap);
+  std::vector<int64_t>().swap(small_);
+}
+
+void SampleGaps::Add(int64_t gap_ms) {
+  if (gap_ms <= 0) return;
   ++count_;
+  if (counts_.empty() && small_.size() < kSmallGaps) {
+    if (small_.empty()) small_.reserve(kSmallGaps);
+    small_.push_back(gap_ms);
+    return;
+  }
+  UseBuckets();
+  AddToBuckets(gap_ms);
 }
 
 void SampleGaps::Merge(const SampleGaps& other) {
   known_ms_ += other.known_ms_;
   if (other.count_ == 0) return;
-  if (counts_.empty()) {
-    counts_.assign(kGapBuckets, 0);
-    sums_.assign(kGapBuckets, 0);
+  count_ += other.count_;
+  if (counts_.empty() && other.counts_.empty() && small_.size() + other.small_.size() <= kSmallGaps) {
+    small_.insert(small_.end(), other.small_.begin(), other.small_.end());
+    return;
+  }
+  UseBuckets();
+  if (other.counts_.empty()) {
+    for (int64_t gap : other.small_) AddToBuckets(gap);
+    return;
   }
   for (int b = 0; b < kGapBuckets; ++b) {
     counts_[b] += other.counts_[b];
     sums_[b] += other.sums_[b];
   }
-  count_ += other.count_;
 }
 
 int64_t SampleGaps::CoveredMs() const {
   if (count_ < 2) return known_ms_;
-  // The bucket of the (lower) median gap.
-  const uint64_t rank = (count_ + 1) / 2;
-  uint64_t seen = 0;
-  int median = 0;
-  while (median < kGapBuckets && (seen += counts_[median]) < rank) ++median;
-  static_assert(kGapFactor == 4, "two buckets above the median");
-  int64_t covered = known_ms_;
-  for (int b = 0; b <= median + 2 && b < kGapBuckets; ++b) covered += sums_[b];
-  return covered;
+  if (!counts_.empty()) return CoveredByBuckets(counts_.data(), sums_.data(), count_, known_ms_);
+  uint64_t counts[kGapBuckets] = {};
+  int64_t sums[kGapBuckets] = {};
+  for (int64_t gap : small_) {
+    const int b = GapBucket(gap);
+    ++counts[b];
+    sums[b] += gap;
+  }
+  return CoveredByBuckets(counts, sums, count_, known_ms_);
 }
 
 void SampleCoverage::Add(int64_t t_ms) {

@@ -15,8 +15,11 @@
 //     Longer gaps are holes.  Fewer than two gaps (three samples) cover
 //     nothing: two samples cannot tell an interval from a stray.
 //   * Covered time is at most last - first.
-//   * Memory is fixed (kGapBuckets counters); Merge() adds the counters
-//     (several files, pieces of a file read in parallel).
+//   * Memory is fixed: up to kSmallGaps gaps are kept as they are (a pod
+//     with a short history, the common case at cluster scale: 256 bytes
+//     instead of 768), then kGapBuckets counters; Merge() adds the counters
+//     (several files, pieces of a file read in parallel).  Both forms give
+//     the same CoveredMs (the small form is counted into buckets to answer).
 // Per workload (SampleCoverage): the union of its pods' coverage, each pod
 // taken as the stretch [last - covered, last]: replicas running at the same
 // time count once, pods that replaced each other add up.
@@ -32,6 +35,8 @@ namespace kubeon::metrics {
 inline constexpr int kGapFactor = 4;
 // Power-of-two gap buckets: bucket b holds gaps in [2^b, 2^(b+1)) ms.
 inline constexpr int kGapBuckets = 48;
+// SampleGaps keeps up to this many gaps as they are before counting buckets.
+inline constexpr size_t kSmallGaps = 32;
 // SampleCoverage: stretches closer than this are joined.
 inline constexpr int64_t kMaxSampleGapMs = int64_t{2} * 3600 * 1000;
 // Most runs (stretches without a hole) kept per workload.
@@ -49,6 +54,11 @@ class SampleGaps {
   uint64_t count() const { return count_; }
 
  private:
+  // Moves the small form into the buckets.
+  void UseBuckets();
+  void AddToBuckets(int64_t gap_ms);
+
+  std::vector<int64_t> small_;    // the gaps while counts_ is empty (at most kSmallGaps)
   std::vector<uint64_t> counts_;  // empty, or kGapBuckets entries
   std::vector<int64_t> sums_;     // parallel to counts_
   uint64_t count_ = 0;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <random>
 #include <vector>
 
@@ -136,6 +137,47 @@ TEST(SampleGapsTest, MergeEqualsAddingBoth) {
   a.Merge(b);
   EXPECT_EQ(a.CoveredMs(), all.CoveredMs());
   EXPECT_EQ(a.count(), 40u);
+}
+
+// The rule of sample_coverage.h computed from the gaps themselves: the
+// power-of-two bucket of the lower median gap; every gap at most two buckets
+// above it counts.
+int64_t CoveredByRule(std::vector<int64_t> gaps) {
+  if (gaps.size() < 2) return 0;
+  auto bucket = [](int64_t g) { return std::min(kGapBuckets - 1, static_cast<int>(std::bit_width(static_cast<uint64_t>(g))) - 1); };
+  std::sort(gaps.begin(), gaps.end());
+  const int median = bucket(gaps[(gaps.size() + 1) / 2 - 1]);
+  int64_t covered = 0;
+  for (int64_t g : gaps) {
+    if (bucket(g) <= median + 2) covered += g;
+  }
+  return covered;
+}
+
+// A pod's gaps are kept as they are up to kSmallGaps, then counted in
+// buckets: both forms, and merges of every mix of them (pieces of a file
+// read in parallel), give the rule's answer.
+TEST(SampleGapsTest, SmallAndBucketFormsAgreeWithTheRule) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const size_t n = rng() % (3 * kSmallGaps);
+    std::vector<int64_t> gaps;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t base = rng() % 4 == 0 ? kHour : 30 * 1000;
+      gaps.push_back(base * static_cast<int64_t>(1 + rng() % (rng() % 8 == 0 ? 40 : 3)));
+    }
+    SampleGaps whole;
+    for (int64_t g : gaps) whole.Add(g);
+    ASSERT_EQ(whole.CoveredMs(), CoveredByRule(gaps)) << "round " << round << ", " << n << " gaps";
+    const size_t cut = n == 0 ? 0 : rng() % (n + 1);
+    SampleGaps first, second;
+    for (size_t i = 0; i < n; ++i) (i < cut ? first : second).Add(gaps[i]);
+    first.Merge(second);
+    EXPECT_EQ(first.CoveredMs(), CoveredByRule(gaps)) << "round " << round << ", cut " << cut << " of " << n;
+    EXPECT_EQ(first.count(), n);
+    first.Merge(SampleGaps());
+    EXPECT_EQ(first.CoveredMs(), CoveredByRule(gaps));
+  }
 }
 
 }  // namespace

@@ -1,0 +1,23 @@
+// The jemalloc options kubeon-gpu runs with (and the benchmarks that time its
+// phases), fixed at build time.
+//
+// Contract:
+//   * jemalloc_options.cc defines jemalloc's `malloc_conf` symbol as
+//     kJemallocOptions.  CMake's kubeon_use_jemalloc(target) compiles it into
+//     exactly the targets it links with jemalloc; no other target has it, and
+//     glibc's malloc and the sanitizers' allocators never read it.
+//   * "thp:always": jemalloc asks for transparent huge pages (madvise
+//     MADV_HUGEPAGE) on the memory it maps.  At cluster scale `plan` touches
+//     ~500 MB of fresh memory; with 4 KiB pages that is ~125,000 page faults
+//     (BENCHMARKS.md (g), fifth round: 1.3 s of kernel time of 2.9 s).  On a
+//     kernel whose THP mode is "never" the advice is ignored: nothing changes.
+//   * The long-running controller opts out for its whole process
+//     (TuneAllocatorForService, batch_allocator.h): huge pages would keep
+//     partly used 2 MiB pages resident between its plans.
+#pragma once
+
+namespace kubeon::cli {
+
+inline constexpr const char* kJemallocOptions = "thp:always";
+
+}  // namespace kubeon::cli

@@ -101,11 +101,17 @@ Status AtomicOutputFile::Commit() {
   return Status::Ok();
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+Status WriteFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   Result<std::unique_ptr<AtomicOutputFile>> file = AtomicOutputFile::Create(path);
   if (!file.ok()) return file.status();
-  (*file)->stream().write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  write((*file)->stream());
   return (*file)->Commit();
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  return WriteFileAtomically(path, [contents](std::ostream& os) {
+    os.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  });
 }
 
 Status WriteToStream(std::ostream& out, std::string_view contents, const std::string& name) {

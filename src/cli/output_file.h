@@ -13,7 +13,9 @@
 //    the temporary file (no `*.tmp*` is ever left behind).
 //  - Errors name the path and the OS reason (strerror of the first failing
 //    call): "<path>: cannot write: No space left on device".
-//  - WriteFileAtomically(path, contents) is Create + write + Commit.
+//  - WriteFileAtomically(path, contents) is Create + write + Commit;
+//    WriteFileAtomically(path, write) runs `write` on the stream between the
+//    two (output written as it is produced, never held whole).
 //  - WriteToStream(out, contents, name) writes and flushes `out` (e.g.
 //    std::cout) and reports a failed stream as "<name>: <OS reason>" (errno of
 //    the failed flush; "write failed" when the stream gives none).
@@ -84,6 +86,7 @@ class AtomicOutputFile {
 };
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
+Status WriteFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 Status WriteToStream(std::ostream& out, std::string_view contents, const std::string& name);
 

@@ -444,14 +444,9 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     });
   } else {
     // The report names cluster objects: the file is created 0600 (output_file.h).
-    Result<std::unique_ptr<AtomicOutputFile>> file = AtomicOutputFile::Create(a.output_file);
-    if (file.ok()) {
-      std::ostream& os = (*file)->stream();
+    written = WriteFileAtomically(a.output_file, [&](std::ostream& os) {
       render([&os](std::string_view piece) { os.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
-      written = (*file)->Commit();
-    } else {
-      written = file.status();
-    }
+    });
   }
   if (!written.ok()) {
     err << "error: " << written.message() << "\n";

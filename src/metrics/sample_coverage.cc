@@ -13,6 +13,13 @@ int GapBucket(int64_t gap_ms) {
   return std::clamp(static_cast<int>(std::bit_width(static_cast<uint64_t>(gap_ms))) - 1, 0, kGapBuckets - 1);
 }
 
+// Counts one gap into bucket counters.  REQUIRES: gap_ms > 0.
+void CountGap(uint64_t* counts, int64_t* sums, int64_t gap_ms) {
+  const int b = GapBucket(gap_ms);
+  ++counts[b];
+  sums[b] += gap_ms;
+}
+
 // The rule of the file comment over bucket counters.
 int64_t CoveredByBuckets(const uint64_t* counts, const int64_t* sums, uint64_t count, int64_t known_ms) {
   // The bucket of the (lower) median gap.
@@ -28,11 +35,7 @@ int64_t CoveredByBuckets(const uint64_t* counts, const int64_t* sums, uint64_t c
 
 }  // namespace
 
-void SampleGaps::AddToBuckets(int64_t gap_ms) {
-  const int b = GapBucket(gap_ms);
-  ++counts_[b];
-  sums_[b] += gap_ms;
-}
+void SampleGaps::AddToBuckets(int64_t gap_ms) { CountGap(counts_.data(), sums_.data(), gap_ms); }
 
 void SampleGaps::UseBuckets() {
   if (!counts_.empty()) return;
@@ -78,11 +81,7 @@ int64_t SampleGaps::CoveredMs() const {
   if (!counts_.empty()) return CoveredByBuckets(counts_.data(), sums_.data(), count_, known_ms_);
   uint64_t counts[kGapBuckets] = {};
   int64_t sums[kGapBuckets] = {};
-  for (int64_t gap : small_) {
-    const int b = GapBucket(gap);
-    ++counts[b];
-    sums[b] += gap;
-  }
+  for (int64_t gap : small_) CountGap(counts, sums, gap);
   return CoveredByBuckets(counts, sums, count_, known_ms_);
 }
 

@@ -75,8 +75,12 @@ struct WorkloadRef {
   std::string namespace_;
   std::string kind;
   std::string name;
+  // By namespace, kind, name; one three-way compare per field (std::tie's
+  // tuple order compares equal fields twice).
   bool operator<(const WorkloadRef& o) const {
-    return std::tie(namespace_, kind, name) < std::tie(o.namespace_, o.kind, o.name);
+    if (int c = namespace_.compare(o.namespace_); c != 0) return c < 0;
+    if (int c = kind.compare(o.kind); c != 0) return c < 0;
+    return name < o.name;
   }
   bool operator==(const WorkloadRef& o) const {
     return namespace_ == o.namespace_ && kind == o.kind && name == o.name;

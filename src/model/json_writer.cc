@@ -47,6 +47,7 @@ void AppendEscapedAscii(std::string_view s, std::string* out) {
 }  // namespace
 
 void JsonWriter::Newline(size_t level) {
+  if (indent_ < 0) return;  // compact
   out_->push_back('\n');
   out_->append(level * static_cast<size_t>(indent_), ' ');
 }
@@ -78,7 +79,7 @@ void JsonWriter::Key(std::string_view key) {
   ++f.members;
   Newline(stack_.size());
   AppendString(key);
-  out_->append(": ");
+  out_->append(indent_ < 0 ? ":" : ": ");
   after_key_ = true;
 }
 
@@ -228,7 +229,7 @@ void JsonWriter::CompactValue(std::string_view dumped) {
         Newline(level);
         break;
       default:  // ':'
-        out_->append(": ");
+        out_->append(indent_ < 0 ? ":" : ": ");
     }
   }
   out_->append(dumped.data() + run, dumped.size() - std::min(run, dumped.size()));

@@ -8,6 +8,8 @@
 // Contract:
 //  - Objects and arrays print as nlohmann prints them: "{}" / "[]" when empty,
 //    else one member per line at `indent` spaces per level, "key": value.
+//    With indent kCompact, as dump() with no argument prints them: no
+//    whitespace outside strings ({"key":value,...}).
 //  - REQUIRES: the keys of one object are written in increasing byte order
 //    and without duplicates (nlohmann::json keeps them in a std::map, so its
 //    dump is sorted); a key out of order aborts (a programming error).
@@ -32,7 +34,10 @@ namespace kubeon::model {
 
 class JsonWriter {
  public:
-  // Appends to *out, which must outlive the writer.
+  // The indent of dump() with no argument: one line, no whitespace.
+  static constexpr int kCompact = -1;
+  // Appends to *out, which must outlive the writer.  REQUIRES: indent >= 0
+  // or indent == kCompact.
   explicit JsonWriter(std::string* out, int indent = 2) : out_(out), indent_(indent) {}
 
   void BeginObject();

@@ -29,6 +29,7 @@ TEST(JsonWriter, SameTextAsDumpForNestedValues) {
   for (const json& j : docs) {
     EXPECT_EQ(Streamed(j), j.dump(2)) << j.dump();
     EXPECT_EQ(Streamed(j, 4), j.dump(4)) << j.dump();
+    EXPECT_EQ(Streamed(j, JsonWriter::kCompact), j.dump()) << j.dump();
   }
 }
 
@@ -40,6 +41,7 @@ TEST(JsonWriter, EscapesLikeDump) {
                   {"quote\"key\\", "tab\there\nnew\r\b\f"},
                   {std::string("nul\0byte", 8), std::string("\0", 1)}};
   EXPECT_EQ(Streamed(j), j.dump(2));
+  EXPECT_EQ(Streamed(j, JsonWriter::kCompact), j.dump());
 }
 
 TEST(JsonWriter, InvalidUtf8IsReplacedLikeDumpWithReplace) {
@@ -108,6 +110,7 @@ TEST(JsonWriter, CompactValueReindentsDumpsText) {
   for (const json& j : docs) {
     EXPECT_EQ(Reindented(j, 2), j.dump(2)) << j.dump();
     EXPECT_EQ(Reindented(j, 4), j.dump(4)) << j.dump();
+    EXPECT_EQ(Reindented(j, JsonWriter::kCompact), j.dump()) << j.dump();
     // As a member and as an array element, two levels down.
     std::string out;
     JsonWriter w(&out);

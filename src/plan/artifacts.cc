@@ -1,13 +1,15 @@
 // See artifacts.h.
 #include "plan/artifacts.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <string_view>
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "model/json_writer.h"
 #include "plan/sha256.h"
 
 namespace kubeon::plan {
@@ -70,68 +72,126 @@ std::string Indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-nlohmann::json ResourcePatch(const std::map<std::string, int64_t>& had, const std::string& to) {
-  nlohmann::json j = nlohmann::json::object();
-  if (had.count(model::kGpuResource)) {
-    j[model::kGpuResource] = nullptr;
-    j[to] = "1";
+// A container's requests or limits (member `key`) as the patch changes them:
+// the whole-GPU resource removed (null) and one of `to` added.  Written only
+// for a map that holds nvidia.com/gpu.
+void ResourcePatch(model::JsonWriter& j, std::string_view key, const std::string& to) {
+  j.Key(key);
+  j.BeginObject();
+  const std::string_view gpu = model::kGpuResource;
+  if (to == gpu) {
+    j.Field(gpu, "1");
+  } else if (gpu < to) {
+    j.Key(gpu), j.Null(), j.Field(to, "1");
+  } else {
+    j.Field(to, "1"), j.Key(gpu), j.Null();
   }
-  return j;
+  j.EndObject();
+}
+
+// One node selector requirement: {"key", "operator", "values" when any}.
+void Requirement(model::JsonWriter& j, const std::string& key, const std::string& op,
+                 const std::vector<std::string>& values) {
+  j.BeginObject();
+  j.Field("key", key);
+  j.Field("operator", op);
+  if (!values.empty()) j.Field("values", values);
+  j.EndObject();
 }
 
 // The pod's required node selector terms, each with the product requirement
 // added (terms are ORed, so every one of them must carry it), or one term with
 // only that requirement.
-nlohmann::json NodeSelectorTerms(const model::Pod& pod, const std::vector<std::string>& products) {
-  const nlohmann::json product = {{"key", "nvidia.com/gpu.product"}, {"operator", "In"}, {"values", products}};
-  auto requirements = [](const std::vector<model::NodeSelectorRequirement>& rs) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& r : rs) {
-      nlohmann::json j = {{"key", r.key}, {"operator", r.op}};
-      if (!r.values.empty()) j["values"] = r.values;
-      out.push_back(j);
-    }
-    return out;
-  };
-  nlohmann::json terms = nlohmann::json::array();
+void NodeSelectorTerms(model::JsonWriter& j, const model::Pod& pod, const std::vector<std::string>& products) {
+  const auto product = [&] { Requirement(j, "nvidia.com/gpu.product", "In", products); };
+  j.Key("nodeSelectorTerms");
+  j.BeginArray();
   for (const auto& t : pod.required_node_terms) {
-    nlohmann::json term = nlohmann::json::object();
-    nlohmann::json exprs = requirements(t.match_expressions);
+    j.BeginObject();
+    j.Key("matchExpressions");
+    j.BeginArray();
     bool has_product = false;
-    for (const auto& e : t.match_expressions) has_product = has_product || e.key == "nvidia.com/gpu.product";
-    if (!has_product) exprs.push_back(product);
-    term["matchExpressions"] = exprs;
-    if (!t.match_fields.empty()) term["matchFields"] = requirements(t.match_fields);
-    terms.push_back(term);
+    for (const auto& e : t.match_expressions) {
+      Requirement(j, e.key, e.op, e.values);
+      has_product = has_product || e.key == "nvidia.com/gpu.product";
+    }
+    if (!has_product) product();
+    j.EndArray();
+    if (!t.match_fields.empty()) {
+      j.Key("matchFields");
+      j.BeginArray();
+      for (const auto& f : t.match_fields) Requirement(j, f.key, f.op, f.values);
+      j.EndArray();
+    }
+    j.EndObject();
   }
-  if (terms.empty()) terms.push_back({{"matchExpressions", nlohmann::json::array({product})}});
-  return terms;
+  if (pod.required_node_terms.empty()) {
+    j.BeginObject();
+    j.Key("matchExpressions");
+    j.BeginArray();
+    product();
+    j.EndArray();
+    j.EndObject();
+  }
+  j.EndArray();
 }
 
+// The strategic merge patch of a workload's pod template, as
+// nlohmann::json::dump() prints it (compact, keys sorted): the GPU containers'
+// resources and, for a pool of known products, the product node affinity.
 std::string PatchFor(const WorkloadForArtifacts& w) {
   const std::string to = w.decision == Decision::kMig ? std::string(model::kMigResourcePrefix) + w.slice
                                                        : std::string(model::kSharedGpuResource);
-  nlohmann::json containers = nlohmann::json::array();
-  nlohmann::json init = nlohmann::json::array();
-  for (const auto& c : w.pod->containers) {
-    if (!c.requests.count(model::kGpuResource) && !c.limits.count(model::kGpuResource)) continue;
-    nlohmann::json res = nlohmann::json::object();
-    nlohmann::json limits = ResourcePatch(c.limits, to);
-    nlohmann::json requests = ResourcePatch(c.requests, to);
-    if (!limits.empty()) res["limits"] = limits;
-    if (!requests.empty()) res["requests"] = requests;
-    (c.init ? init : containers).push_back({{"name", c.name}, {"resources", res}});
-  }
-  nlohmann::json pod_spec = nlohmann::json::object();
-  if (!containers.empty()) pod_spec["containers"] = containers;
-  if (!init.empty()) pod_spec["initContainers"] = init;
+  const auto holds_gpus = [](const model::ContainerResources& c) {
+    return c.requests.count(model::kGpuResource) || c.limits.count(model::kGpuResource);
+  };
+  // The containers (init == false) or init containers that hold GPUs, in order.
+  const auto containers = [&](model::JsonWriter& j, std::string_view key, bool init) {
+    const auto& all = w.pod->containers;
+    if (std::none_of(all.begin(), all.end(), [&](const auto& c) { return c.init == init && holds_gpus(c); })) return;
+    j.Key(key);
+    j.BeginArray();
+    for (const auto& c : all) {
+      if (c.init != init || !holds_gpus(c)) continue;
+      j.BeginObject();
+      j.Field("name", c.name);
+      j.Key("resources");
+      j.BeginObject();
+      if (c.limits.count(model::kGpuResource)) ResourcePatch(j, "limits", to);
+      if (c.requests.count(model::kGpuResource)) ResourcePatch(j, "requests", to);
+      j.EndObject();
+      j.EndObject();
+    }
+    j.EndArray();
+  };
+  std::string out;
+  model::JsonWriter j(&out, model::JsonWriter::kCompact);
+  j.BeginObject();
+  j.Key("spec");
+  j.BeginObject();
+  j.Key("template");
+  j.BeginObject();
+  j.Key("spec");
+  j.BeginObject();
   if (!w.product_labels.empty()) {
-    pod_spec["affinity"] = {
-        {"nodeAffinity",
-         {{"requiredDuringSchedulingIgnoredDuringExecution", {{"nodeSelectorTerms", NodeSelectorTerms(*w.pod, w.product_labels)}}}}}};
+    j.Key("affinity");
+    j.BeginObject();
+    j.Key("nodeAffinity");
+    j.BeginObject();
+    j.Key("requiredDuringSchedulingIgnoredDuringExecution");
+    j.BeginObject();
+    NodeSelectorTerms(j, *w.pod, w.product_labels);
+    j.EndObject();
+    j.EndObject();
+    j.EndObject();
   }
-  nlohmann::json patch = {{"spec", {{"template", {{"spec", pod_spec}}}}}};
-  return patch.dump();
+  containers(j, "containers", false);
+  containers(j, "initContainers", true);
+  j.EndObject();
+  j.EndObject();
+  j.EndObject();
+  j.EndObject();
+  return out;
 }
 
 }  // namespace

@@ -291,5 +291,42 @@ TEST(Artifacts, PatchKeepsPodsOnTheirGpuModel) {
        "matchFields":[{"key":"metadata.name","operator":"NotIn","values":["n1"]}]}])"));
 }
 
+// The patch text is exactly what nlohmann::json::dump() prints for it (compact,
+// keys sorted, dump's escapes): the plan's JSON re-indents it as such and its
+// hashes are taken over it.
+TEST(Artifacts, PatchTextIsDumpsText) {
+  Plan p;
+  model::Pod pod;
+  model::ContainerResources init;
+  init.name = "warm\"up\t\u00e9";
+  init.init = true;
+  init.requests["nvidia.com/gpu"] = 1;
+  model::ContainerResources main;
+  main.name = "main";
+  main.limits["nvidia.com/gpu"] = 2;
+  main.requests["cpu"] = 1;
+  model::ContainerResources side;
+  side.name = "side";
+  side.limits["memory"] = 1;
+  pod.containers = {side, init, main};
+  pod.required_node_terms = {{{{"nvidia.com/gpu.product", "In", {"X"}}, {"k\x01", "Exists", {}}},
+                              {{"metadata.name", "In", {"n\\1"}}}},
+                             {{}, {{"metadata.name", "NotIn", {}}}}};
+  for (Decision d : {Decision::kMig, Decision::kTimeSlicing}) {
+    for (const std::vector<std::string>& products : {std::vector<std::string>{}, std::vector<std::string>{"P\"1", "P2"}}) {
+      WorkloadForArtifacts w{d, {"ns", "Deployment", "svc"}, "3g.20gb", &pod, products};
+      const Artifacts a = BuildArtifacts(p, {w}, PlannerOptions{});
+      ASSERT_EQ(a.workload_patches.size(), 1u);
+      const std::string& text = a.workload_patches[0].patch_json;
+      const nlohmann::json patch = nlohmann::json::parse(text);
+      EXPECT_EQ(text, patch.dump());
+      const nlohmann::json& spec = patch["spec"]["template"]["spec"];
+      EXPECT_EQ(spec["containers"].size(), 1u) << text;
+      EXPECT_EQ(spec["initContainers"][0]["name"], init.name) << text;
+      EXPECT_EQ(spec.contains("affinity"), !products.empty()) << text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kubeon::plan

@@ -36,17 +36,20 @@ NodeChoice Exact(const std::vector<NodeCandidate>& nodes, int wanted) {
   const size_t w = static_cast<size_t>(wanted);
   std::vector<uint8_t> choice(m * (w + 1), 0);
   std::vector<Score> next(w + 1), cur(w + 1);
+  std::vector<int64_t> value;  // value[b]: the node's ValueWith(n, b), computed once per node
   next[0] = Score{0, 0};
   for (size_t t = m; t-- > 0;) {
     const NodeCandidate& n = nodes[t];
-    const int64_t base = ValueWith(n, 0);
+    const size_t capacity = static_cast<size_t>(std::max(0, n.capacity));
+    value.resize(std::min(capacity, w) + 1);
+    for (size_t b = 0; b < value.size(); ++b) value[b] = ValueWith(n, static_cast<int>(b));
     std::fill(cur.begin(), cur.end(), Score{});
     for (size_t j = 0; j <= w; ++j) {
-      const int top = static_cast<int>(std::min<size_t>(j, static_cast<size_t>(n.capacity)));
+      const int top = static_cast<int>(std::min(j, capacity));
       for (int b = top; b >= 0; --b) {
         const Score& rest = next[j - static_cast<size_t>(b)];
         if (!rest.feasible()) continue;
-        Score s{rest.value + (b > 0 ? ValueWith(n, b) : base), rest.disrupted + (b > 0 ? n.disrupted_pods : 0)};
+        Score s{rest.value + value[static_cast<size_t>(b)], rest.disrupted + (b > 0 ? n.disrupted_pods : 0)};
         if (s.BetterThan(cur[j])) {
           cur[j] = s;
           choice[t * (w + 1) + j] = static_cast<uint8_t>(b);

@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <set>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "plan/artifacts.h"
 #include "plan/cutting_stock.h"
@@ -159,7 +162,9 @@ class Planner {
 
   // ---- 2. workloads ---------------------------------------------------------
   void GroupWorkloads() {
-    std::map<model::WorkloadRef, size_t> index;
+    // Looked up only: works_ keeps the order of the workloads' first pods.
+    std::unordered_map<model::WorkloadRef, size_t, model::WorkloadRefHash> index;
+    index.reserve(cluster_.pods.size());
     work_of_pod_.assign(cluster_.pods.size(), -1);
     node_of_pod_.assign(cluster_.pods.size(), -1);
     for (size_t i = 0; i < cluster_.pods.size(); ++i) {
@@ -908,7 +913,21 @@ class Planner {
     plan_.summary.gpus_freed = plan_.summary.gpus_before - plan_.summary.gpus_after;
   }
 
+  // The last step: works_[i].d is moved into plan_.workloads (nothing reads
+  // works_ afterwards).
   void BuildWorkloads() {
+    // Per workload, the most replicas of the time-sliced GPUs its pods share.
+    std::vector<int> ts_replicas(works_.size(), 0);
+    for (const auto& [pool, r] : pools_) {
+      for (const auto& f : r.ts_fills) {
+        for (int item : f.items()) {
+          int& replicas = ts_replicas[r.ts_item_work[item]];
+          replicas = std::max(replicas, f.replicas());
+        }
+      }
+    }
+    plan_.workloads.reserve(plan_.workloads.size() + works_.size());
+    works_for_artifacts_.reserve(works_for_artifacts_.size() + works_.size());
     for (auto& w : works_) {
       if (w.d.decision == Decision::kMig) {
         w.d.isolation = "MIG " + w.d.slice + ": own memory, cache and SMs; faults contained to the slice";
@@ -916,14 +935,7 @@ class Planner {
       } else if (w.d.decision == Decision::kTimeSlicing) {
         ++plan_.summary.workloads_to_time_slicing;
         // The replicas of the node(s) its pods share.
-        int replicas = 0;
-        for (const auto& [pool, r] : pools_) {
-          for (const auto& f : r.ts_fills) {
-            for (int item : f.items()) {
-              if (&works_[r.ts_item_work[item]] == &w) replicas = std::max(replicas, f.replicas());
-            }
-          }
-        }
+        const int replicas = ts_replicas[static_cast<size_t>(&w - works_.data())];
         w.d.slice = "1/" + std::to_string(replicas);
         w.d.reason += "; shares a GPU with up to " + Count(replicas - 1, "other pod");
         w.d.isolation = "time-slicing: no memory or fault isolation from the pods sharing its GPU";
@@ -935,11 +947,24 @@ class Planner {
       a.slice = w.d.slice;
       if (!w.pods.empty()) a.pod = &cluster_.pods[w.pods.front()];
       if (w.d.decision != Decision::kUnchanged) a.product_labels = Facts(w.pool).products;
-      works_for_artifacts_.push_back(a);
-      plan_.workloads.push_back(w.d);
+      works_for_artifacts_.push_back(std::move(a));
     }
-    std::sort(plan_.workloads.begin(), plan_.workloads.end(),
-              [](const WorkloadDecision& a, const WorkloadDecision& b) { return a.ref < b.ref; });
+    // In WorkloadRef order: grouped by (namespace, kind) (few groups), then
+    // each group sorted by name.  Views and indices are sorted, not the
+    // decisions (large to swap); the refs are unique (one WorkState per ref).
+    std::map<std::pair<std::string_view, std::string_view>, std::vector<std::pair<std::string_view, size_t>>> groups;
+    for (size_t i = 0; i < works_.size(); ++i) {
+      const model::WorkloadRef& ref = works_[i].d.ref;
+      groups[{ref.namespace_, ref.kind}].emplace_back(ref.name, i);
+    }
+    std::vector<size_t> order;
+    order.reserve(works_.size());
+    for (auto& [ns_kind, members] : groups) {
+      std::sort(members.begin(), members.end());
+      for (const auto& [name, i] : members) order.push_back(i);
+    }
+    groups.clear();  // its views go with the moves below
+    for (size_t i : order) plan_.workloads.push_back(std::move(works_[i].d));
   }
 
   const model::Cluster& cluster_;

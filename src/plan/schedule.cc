@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -368,20 +371,24 @@ class Builder {
   // lists, once, the nodes each placement allows: the filters only read node
   // labels, taints and cordons, which the migration does not change.
   void BuildClasses() {
-    std::map<std::string, int> by_key;
+    std::unordered_map<std::string, int> by_key;
+    std::string key;  // one buffer, refilled per instance
+    const auto add = [&key](std::initializer_list<std::string_view> parts) {
+      for (std::string_view part : parts) key.append(part);
+    };
     for (auto& inst : insts_) {
       const model::Pod& p = cluster_.pods[inst.pod];
-      std::string key;
-      for (const auto& [k, v] : p.node_selector) key += "s" + k + "=" + v + ";";
-      for (const auto& t : p.tolerations) key += "t" + t.key + "," + t.op + "," + t.value + "," + t.effect + ";";
+      key.clear();
+      for (const auto& [k, v] : p.node_selector) add({"s", k, "=", v, ";"});
+      for (const auto& t : p.tolerations) add({"t", t.key, ",", t.op, ",", t.value, ",", t.effect, ";"});
       for (const auto& term : p.required_node_terms) {
-        key += "T";
+        key += 'T';
         for (const auto* reqs : {&term.match_expressions, &term.match_fields}) {
-          key += "|";
+          key += '|';
           for (const auto& r : *reqs) {
-            key += r.key + " " + r.op;
-            for (const auto& v : r.values) key += " " + v;
-            key += ";";
+            add({r.key, " ", r.op});
+            for (const auto& v : r.values) add({" ", v});
+            key += ';';
           }
         }
       }
@@ -930,7 +937,7 @@ class Builder {
   std::vector<Inst> insts_;
   std::vector<Target> targets_;
   std::vector<Owner> owners_;
-  std::map<std::string, int> owner_by_display_;
+  std::unordered_map<std::string, int> owner_by_display_;  // "ns/name" -> owner; the first of equal displays
   std::map<std::string, int> spare_of_model_;
   std::vector<std::set<std::pair<int, int>>> class_slots_;  // per placement class: (tier, node) with free GPUs
   std::unordered_map<model::WorkloadRef, const model::Controller*, model::WorkloadRefHash> controller_of_;

@@ -3,8 +3,6 @@
 
 #include <openssl/evp.h>
 
-#include <cstdio>
-
 namespace kubeon::plan {
 
 std::string Sha256Hex(std::string_view data) {
@@ -20,12 +18,11 @@ std::string Sha256Hex(std::string_view data) {
     return md != nullptr ? md : EVP_sha256();
   }();
   EVP_Digest(data.data(), data.size(), digest, &length, kSha256, nullptr);
-  std::string hex;
-  hex.reserve(2 * length);
-  char buf[3];
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(2 * length, '0');
   for (unsigned int i = 0; i < length; ++i) {
-    std::snprintf(buf, sizeof(buf), "%02x", digest[i]);
-    hex += buf;
+    hex[2 * i] = kHex[digest[i] >> 4];
+    hex[2 * i + 1] = kHex[digest[i] & 0xf];
   }
   return hex;
 }

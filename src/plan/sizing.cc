@@ -1,8 +1,8 @@
 // See sizing.h.
 #include "plan/sizing.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 namespace kubeon::plan {
 namespace {
@@ -45,9 +45,12 @@ std::string FormatMiB(int64_t mib) {
 }
 
 std::string FormatPercent(double ratio) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f%%", ratio * 100.0);
-  return buf;
+  // to_chars with a precision prints as printf("%.1f") does, without printf's
+  // format parsing (it runs per workload).
+  char buf[400];  // the longest double in fixed notation, and "%"
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf) - 1, ratio * 100.0, std::chars_format::fixed, 1);
+  *r.ptr = '%';
+  return std::string(buf, r.ptr + 1);
 }
 
 SizingResult SizeForMig(const mig::GpuModel& model, const policy::GpuPolicy& policy, int64_t peak_memory_mib,

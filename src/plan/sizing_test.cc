@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
 namespace kubeon::plan {
 namespace {
 
@@ -52,6 +57,21 @@ TEST(Sizing, Formatting) {
   EXPECT_EQ(FormatMiB(123), "123 MiB");
   EXPECT_EQ(FormatMiB(1234567), "1,234,567 MiB");
   EXPECT_EQ(FormatPercent(0.125), "12.5%");
+}
+
+// FormatPercent prints as printf("%.1f%%", ratio * 100) does, halfway cases,
+// signs, huge values, infinities and NaN included.
+TEST(Sizing, FormatPercentPrintsAsPrintf) {
+  std::vector<double> ratios = {0,       -0.0,    0.00125, 0.00135, 0.0005,  0.9995, 1.0 / 3, 2.0 / 3, 0.999999,
+                                1e-300,  -0.5,    12.345,  1e300,   -1e300,  5e-324, std::numeric_limits<double>::max(),
+                                -std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(), std::nan("")};
+  for (int i = 0; i <= 20000; ++i) ratios.push_back(i / 20000.0);
+  for (double r : ratios) {
+    char want[512];
+    std::snprintf(want, sizeof(want), "%.1f%%", r * 100.0);
+    EXPECT_EQ(FormatPercent(r), want) << r;
+  }
 }
 
 }  // namespace

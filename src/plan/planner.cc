@@ -7,7 +7,6 @@
 #include <map>
 #include <numeric>
 #include <set>
-#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -949,21 +948,11 @@ class Planner {
       if (w.d.decision != Decision::kUnchanged) a.product_labels = Facts(w.pool).products;
       works_for_artifacts_.push_back(std::move(a));
     }
-    // In WorkloadRef order: grouped by (namespace, kind) (few groups), then
-    // each group sorted by name.  Views and indices are sorted, not the
-    // decisions (large to swap); the refs are unique (one WorkState per ref).
-    std::map<std::pair<std::string_view, std::string_view>, std::vector<std::pair<std::string_view, size_t>>> groups;
-    for (size_t i = 0; i < works_.size(); ++i) {
-      const model::WorkloadRef& ref = works_[i].d.ref;
-      groups[{ref.namespace_, ref.kind}].emplace_back(ref.name, i);
-    }
-    std::vector<size_t> order;
-    order.reserve(works_.size());
-    for (auto& [ns_kind, members] : groups) {
-      std::sort(members.begin(), members.end());
-      for (const auto& [name, i] : members) order.push_back(i);
-    }
-    groups.clear();  // its views go with the moves below
+    // In WorkloadRef order, sorting indices rather than the decisions (large
+    // to swap); the refs are unique (one WorkState per ref).
+    std::vector<size_t> order(works_.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [this](size_t a, size_t b) { return works_[a].d.ref < works_[b].d.ref; });
     for (size_t i : order) plan_.workloads.push_back(std::move(works_[i].d));
   }
 

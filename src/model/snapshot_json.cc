@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
-#include <tuple>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <simdjson.h>
 
@@ -185,11 +187,22 @@ int64_t Int(od::value v, const Path& path, int64_t absent, int64_t lo, int64_t h
 
 constexpr int64_t kIntMax = 2147483647;
 
+// (*m)[k] = value.  Keys that come in order (the API server and kubectl
+// write maps sorted) go in at the end without a search from the root.
+template <typename Map, typename V>
+void SetField(Map* m, std::string_view k, V&& value) {
+  if (m->empty() || std::string_view(std::prev(m->end())->first) < k) {
+    m->emplace_hint(m->end(), std::string(k), std::forward<V>(value));
+  } else {
+    (*m)[std::string(k)] = std::forward<V>(value);
+  }
+}
+
 Labels StringMap(od::value v, const Path& path) {
   Labels out;
   ForEachField(v, path, [&](std::string_view k, od::value x) {
     if (TypeOf(x) == od::json_type::string) {
-      out[std::string(k)] = std::string(std::string_view(x.get_string()));
+      SetField(&out, k, std::string(std::string_view(x.get_string())));
     } else {
       Str(x);  // checks the literal
     }
@@ -282,7 +295,7 @@ std::map<std::string, int64_t> GpuQuantities(od::value v, const Path& path, std:
       if (bad->empty()) *bad = std::string(k) + ": " + why;
       return;
     }
-    out[std::string(k)] = n;
+    SetField(&out, k, n);
   });
   return out;
 }
@@ -856,16 +869,29 @@ void WarnAboutMissingNodes(Cluster* cluster) {
 
 // The last pass over a whole List, after its items: resolves every pod's
 // workload and warns about GPU pods on missing nodes.
+struct ControllerKey {
+  std::string_view namespace_, kind, name;
+  bool operator==(const ControllerKey&) const = default;
+};
+struct ControllerKeyHash {
+  size_t operator()(const ControllerKey& k) const {
+    const std::hash<std::string_view> h;
+    return (h(k.namespace_) * 31 + h(k.kind)) * 31 + h(k.name);
+  }
+};
+
 void ResolveWorkloads(Cluster* cluster) {
-  std::map<std::tuple<std::string, std::string, std::string>, const Controller*> index;
+  // Views of the controllers' own strings: nothing below changes them.
+  std::unordered_map<ControllerKey, const Controller*, ControllerKeyHash> index;
+  index.reserve(cluster->controllers.size());
   for (const auto& c : cluster->controllers) index[{c.namespace_, c.kind, c.name}] = &c;
   for (auto& pod : cluster->pods) {
     if (!pod.controller) {
       pod.workload = {pod.namespace_, "Pod", pod.name};
       continue;
     }
-    std::string kind = pod.controller->kind;
-    std::string name = pod.controller->name;
+    std::string_view kind = pod.controller->kind;
+    std::string_view name = pod.controller->name;
     // Climb at most a few levels: ReplicaSet -> Deployment, Job -> CronJob.
     for (int depth = 0; depth < 4; ++depth) {
       auto it = index.find({pod.namespace_, kind, name});
@@ -873,7 +899,7 @@ void ResolveWorkloads(Cluster* cluster) {
       kind = it->second->owner->kind;
       name = it->second->owner->name;
     }
-    pod.workload = {pod.namespace_, kind, name};
+    pod.workload = {pod.namespace_, std::string(kind), std::string(name)};
   }
   WarnAboutMissingNodes(cluster);
 }

@@ -18,6 +18,7 @@
 
 #include <simdjson.h>
 
+#include "model/json_block_scan.h"
 #include "model/snapshot_json.h"
 
 namespace kubeon::model {
@@ -333,7 +334,18 @@ class Reader {
       return false;
     }
     size_t depth = 0;
+    size_t scalar_until = 0;  // a block with a backslash: byte by byte up to here
     while (w_->Ensure(pos_)) {
+      if (depth > 0 && pos_ >= scalar_until && w_->End() - pos_ >= kJsonBlock) {
+        size_t deep = std::string_view::npos;
+        const bool check = too_deep_at != nullptr && *too_deep_at == std::string_view::npos;
+        const JsonBlockScan scan =
+            ScanJsonBlocks(w_->At(pos_), w_->End() - pos_, &depth, max_depth, check ? &deep : nullptr);
+        if (deep != std::string_view::npos) *too_deep_at = pos_ + deep;
+        if (scan.stop == JsonBlockScan::kBackslash) scalar_until = pos_ + scan.scalar_until;
+        pos_ += scan.offset;
+        if (scan.stop == JsonBlockScan::kClosed) return true;
+      }
       const char* p = w_->At(pos_);
       const char* end = w_->At(w_->End());
       while (p < end && !kStructural.is[static_cast<unsigned char>(*p)]) ++p;

@@ -3,9 +3,10 @@
 //
 // The file is read in fixed-size chunks.  A structural scan that knows JSON
 // strings and escapes walks the top-level object: it finds "kind" and the
-// extent of each element of "items", and hands each item alone to
-// SnapshotItemReader (snapshot_json.h: simdjson on-demand, the same field
-// reader as ParseClusterJson).  Only the item being read is held, never the
+// extent of each element of "items" (64 bytes at a time where no escape
+// is near, model/json_block_scan.h; byte by byte elsewhere), and hands each
+// item alone to SnapshotItemReader (snapshot_json.h: simdjson on-demand, the
+// same field reader as ParseClusterJson).  Only the item being read is held, never the
 // whole text.
 //
 // Contract:

@@ -867,8 +867,7 @@ void WarnAboutMissingNodes(Cluster* cluster) {
                               OneLine(first) + (missing > 3 ? ", ..." : "") + ")");
 }
 
-// The last pass over a whole List, after its items: resolves every pod's
-// workload and warns about GPU pods on missing nodes.
+// A controller's (namespace, kind, name), as views.
 struct ControllerKey {
   std::string_view namespace_, kind, name;
   bool operator==(const ControllerKey&) const = default;
@@ -880,6 +879,8 @@ struct ControllerKeyHash {
   }
 };
 
+// The last pass over a whole List, after its items: resolves every pod's
+// workload and warns about GPU pods on missing nodes.
 void ResolveWorkloads(Cluster* cluster) {
   // Views of the controllers' own strings: nothing below changes them.
   std::unordered_map<ControllerKey, const Controller*, ControllerKeyHash> index;

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -88,13 +89,18 @@ struct WorkloadRef {
   std::string Display() const { return namespace_ + "/" + name; }  // "ns/name"
 };
 
+// The hash of a (namespace, kind, name) triple, for unordered containers
+// keyed by WorkloadRef or by views of the same three strings (the snapshot
+// reader's controller index).
+inline size_t HashWorkloadKey(std::string_view namespace_, std::string_view kind, std::string_view name) noexcept {
+  size_t h = std::hash<std::string_view>{}(namespace_);
+  for (std::string_view s : {kind, name}) h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
 // For unordered containers keyed by WorkloadRef (lookups at cluster scale).
 struct WorkloadRefHash {
-  size_t operator()(const WorkloadRef& r) const noexcept {
-    size_t h = std::hash<std::string>{}(r.namespace_);
-    for (const std::string* s : {&r.kind, &r.name}) h ^= std::hash<std::string>{}(*s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h;
-  }
+  size_t operator()(const WorkloadRef& r) const noexcept { return HashWorkloadKey(r.namespace_, r.kind, r.name); }
 };
 
 struct ContainerResources {

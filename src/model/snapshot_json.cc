@@ -873,10 +873,7 @@ struct ControllerKey {
   bool operator==(const ControllerKey&) const = default;
 };
 struct ControllerKeyHash {
-  size_t operator()(const ControllerKey& k) const {
-    const std::hash<std::string_view> h;
-    return (h(k.namespace_) * 31 + h(k.kind)) * 31 + h(k.name);
-  }
+  size_t operator()(const ControllerKey& k) const noexcept { return HashWorkloadKey(k.namespace_, k.kind, k.name); }
 };
 
 // The last pass over a whole List, after its items: resolves every pod's

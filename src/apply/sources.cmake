@@ -5,8 +5,9 @@
 #
 # Tests that run the kube-sim executable (KUBE_SIM_BINARY) are defined once
 # the kube-sim target exists (end of the top-level directory).
-# step_runner_test carries the CTest label "long" (the ASan CI run skips that
-# label: ctest -LE long).
+# step_runner_test carries the CTest label "long": all its tests are long, and
+# long suites run once, in the optimised build (the sanitizer build, which
+# runs ctest -LE long, does not compile it).
 set(AREA_SOURCES rfc3339.cc change_json.cc lease.cc gate.cc apply_run.cc object_fields.cc operator_config.cc step_runner.cc
     apply_policy.cc)
 set(AREA_DEPS kubeon_kube kubeon_plan kubeon_audit kubeon_policy kubeon_metrics kubeon_model
@@ -18,14 +19,14 @@ function(kubeon_apply_link_extras)
     add_dependencies(lease_test kube-sim)
     target_compile_definitions(lease_test PRIVATE KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
   endif()
-  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon_apply)
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon_apply AND NOT KUBEON_SANITIZE)
     add_executable(step_runner_test ${PROJECT_SOURCE_DIR}/src/apply/step_runner_test.cc)
     target_link_libraries(step_runner_test PRIVATE kubeon_apply GTest::gtest GTest::gtest_main)
     target_compile_definitions(step_runner_test PRIVATE
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBEON_BINARY_DIR="${PROJECT_BINARY_DIR}"
       KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
     add_dependencies(step_runner_test kube-sim)
-    gtest_discover_tests(step_runner_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long)
+    kubeon_register_gtest(step_runner_test LABELS long)
   endif()
 endfunction()
 cmake_language(DEFER CALL kubeon_apply_link_extras)

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "apply/apply_policy.h"

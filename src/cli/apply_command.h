@@ -26,9 +26,8 @@
 #include <ostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "audit/audit_store.h"
+#include "cli/cli11_fwd.h"
 #include "cli/plan_command.h"
 #include "kube/client.h"
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <system_error>
 
+#include <CLI/CLI.hpp>
+
 #include "audit/kube_store.h"
 #include "audit/sqlite_store.h"
 #include "kube/identity.h"

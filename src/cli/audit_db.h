@@ -18,9 +18,8 @@
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "audit/audit_store.h"
+#include "cli/cli11_fwd.h"
 #include "kube/client.h"
 #include "kube/snapshot.h"
 #include "model/status.h"

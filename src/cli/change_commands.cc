@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "apply/change_json.h"

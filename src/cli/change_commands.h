@@ -57,7 +57,7 @@
 #include <ostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.h"
 
 namespace kubeon::cli {
 

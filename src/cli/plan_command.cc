@@ -14,6 +14,8 @@
 #include <optional>
 #include <sstream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/exit_memory.h"
 #include "cli/output_file.h"
 #include "cli/report.h"

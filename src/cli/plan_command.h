@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "cli/cli11_fwd.h"
 #include "metrics/history.h"
 #include "mig/catalog.h"
 #include "model/cluster.h"

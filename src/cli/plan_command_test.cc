@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 

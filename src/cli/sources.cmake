@@ -37,14 +37,15 @@ function(kubeon_cli_link_extras)
     endif()
   endif()
   # apply_command_test: the demo applied on kube-sim end to end; CTest label
-  # "long" (the ASan CI run skips it: ctest -LE long).
-  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon_cli)
+  # "long" on all its tests, so the sanitizer build (ctest -LE long) does not
+  # compile it.
+  if(KUBEON_TESTS AND TARGET kube-sim AND TARGET kubeon_cli AND NOT KUBEON_SANITIZE)
     add_executable(apply_command_test ${PROJECT_SOURCE_DIR}/src/cli/apply_command_test.cc)
     target_link_libraries(apply_command_test PRIVATE kubeon_cli GTest::gtest GTest::gtest_main)
     target_compile_definitions(apply_command_test PRIVATE
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>")
     add_dependencies(apply_command_test kube-sim)
-    gtest_discover_tests(apply_command_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long)
+    kubeon_register_gtest(apply_command_test LABELS long)
   endif()
   # bad_inputs_test: the real kubeon-gpu binary on every case of
   # testdata/bad-inputs/ (one test per case directory, discovered after each
@@ -57,7 +58,7 @@ function(kubeon_cli_link_extras)
     target_compile_definitions(bad_inputs_test PRIVATE
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
     add_dependencies(bad_inputs_test kubeon-gpu)
-    gtest_discover_tests(bad_inputs_test DISCOVERY_TIMEOUT 60)
+    kubeon_register_gtest(bad_inputs_test)
   endif()
   # apply_crash_test: the real kubeon-gpu binary SIGKILLed after each cluster
   # write of the demo's step 1 on kube-sim, then resumed; CTest label "long".
@@ -70,7 +71,7 @@ function(kubeon_cli_link_extras)
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
       KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
     add_dependencies(apply_crash_test kube-sim kubeon-gpu)
-    gtest_discover_tests(apply_crash_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 600)
+    kubeon_register_gtest(apply_crash_test LABELS long TIMEOUT 600)
     # apply_rbac_test: the same demo applied as the kubeon-gpu ServiceAccount
     # under deploy/'s ClusterRole (RBAC enforced by kube-sim); label "long".
     add_executable(apply_rbac_test ${PROJECT_SOURCE_DIR}/src/cli/apply_rbac_test.cc)
@@ -79,7 +80,7 @@ function(kubeon_cli_link_extras)
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
       KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
     add_dependencies(apply_rbac_test kube-sim kubeon-gpu)
-    gtest_discover_tests(apply_rbac_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 600)
+    kubeon_register_gtest(apply_rbac_test LABELS long TIMEOUT 600)
   endif()
 endfunction()
 cmake_language(DEFER CALL kubeon_cli_link_extras)

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 #include "apply/lease.h"
 #include "cli/apply_command.h"
 #include "controller/controller.h"

@@ -12,8 +12,7 @@
 #include <ostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
+#include "cli/cli11_fwd.h"
 #include "cli/plan_command.h"
 
 namespace kubeon::controller {

@@ -36,7 +36,7 @@ function(kubeon_controller_link_extras)
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
       KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
     add_dependencies(controller_e2e_test kube-sim kubeon-gpu)
-    gtest_discover_tests(controller_e2e_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 300)
+    kubeon_register_gtest(controller_e2e_test LABELS long TIMEOUT 300)
     # controller_rbac_test: the controller as the kubeon-gpu ServiceAccount
     # under deploy/'s ClusterRole; the calls it makes equal the grants.
     add_executable(controller_rbac_test ${PROJECT_SOURCE_DIR}/src/controller/controller_rbac_test.cc)
@@ -45,7 +45,7 @@ function(kubeon_controller_link_extras)
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
       KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
     add_dependencies(controller_rbac_test kube-sim kubeon-gpu)
-    gtest_discover_tests(controller_rbac_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS long TIMEOUT 300)
+    kubeon_register_gtest(controller_rbac_test LABELS long TIMEOUT 300)
   endif()
 endfunction()
 cmake_language(DEFER CALL kubeon_controller_link_extras)

@@ -73,7 +73,41 @@ Metric ClassifyMetric(std::string_view name) {
   return Metric::kOther;
 }
 
+namespace {
+
+// The common spelling of a DCGM value, digits with an optional fraction
+// ("2207", "0.453216"), converted without std::from_chars: with at most 15
+// digits in all the digits are an integer m < 2^53 and the fraction's scale
+// 10^k (k <= 15) a power of ten, both exact doubles, so m / 10^k is one
+// correctly rounded division, the same double from_chars gives (Clinger's
+// fast path).  Returns false, leaving *value alone, for anything else (sign,
+// exponent, more digits, "5.", ".5"), which from_chars then reads.
+bool ParseShortDecimal(std::string_view text, double* value) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  if (text.empty() || text.size() > 16) return false;
+  uint64_t m = 0;
+  size_t i = 0;
+  for (; i < text.size() && IsDigit(text[i]); ++i) m = m * 10 + static_cast<uint64_t>(text[i] - '0');
+  if (i == 0) return false;
+  if (i == text.size()) {
+    if (i > 15) return false;
+    *value = static_cast<double>(m);
+    return true;
+  }
+  if (text[i] != '.' || i + 1 == text.size()) return false;
+  const size_t point = i;
+  for (++i; i < text.size() && IsDigit(text[i]); ++i) m = m * 10 + static_cast<uint64_t>(text[i] - '0');
+  if (i != text.size()) return false;
+  // text.size() <= 16 with one '.': at most 15 digits.
+  *value = static_cast<double>(m) / kPow10[text.size() - point - 1];
+  return true;
+}
+
+}  // namespace
+
 bool ParseSampleValue(std::string_view text, double* value) {
+  if (ParseShortDecimal(text, value)) return true;
   if (text.empty()) return false;
   if (text[0] == '+') {
     text.remove_prefix(1);

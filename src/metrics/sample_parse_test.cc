@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace kubeon::metrics::internal {
 namespace {
@@ -39,6 +44,37 @@ TEST(SampleParseTest, ValuesAsPrometheusWritesThem) {
   EXPECT_TRUE(std::isinf(v) && v < 0);
   for (const char* bad : {"", "abc", "1.5x", "++1", "+-1", "+", "1,5", " 1"}) {
     EXPECT_FALSE(ParseSampleValue(bad, &v)) << bad;
+  }
+}
+
+// The digits-only fast path must give the very double std::from_chars gives,
+// on both sides of its 15-digit limit and for every spelling it declines.
+TEST(SampleParseTest, DecimalValuesEqualFromChars) {
+  std::mt19937_64 rng(7);
+  const std::string digits = "0123456789";
+  auto from_chars = [](const std::string& t, double* out) {
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
+    return ec == std::errc() && ptr == t.data() + t.size();
+  };
+  std::vector<std::string> texts = {"0", "0.0", "000.5", "5.", ".5", "1.", "999999999999999",
+                                    "9999999999999999", "0.000000000000001", "123456789012345.6",
+                                    "12345678901234.56", "0.1", "0.3", "2.675", "9007199254740993",
+                                    "1.7976931348623157", "4.9406564584124654", "00000000000000001"};
+  for (int n = 0; n < 200000; ++n) {
+    std::string t;
+    const int len = 1 + static_cast<int>(rng() % 19);
+    const int point = static_cast<int>(rng() % (len + 2)) - 1;  // -1 or len+: no point
+    for (int i = 0; i < len; ++i) t += i == point ? '.' : digits[rng() % 10];
+    texts.push_back(t);
+  }
+  for (const std::string& t : texts) {
+    double want = -1;
+    double got = -2;
+    const bool ok = from_chars(t, &want);
+    ASSERT_EQ(ParseSampleValue(t, &got), ok) << t;
+    if (ok) {
+      ASSERT_EQ(std::memcmp(&want, &got, sizeof want), 0) << t << ": " << want << " vs " << got;
+    }
   }
 }
 

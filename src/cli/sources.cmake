@@ -48,8 +48,9 @@ function(kubeon_cli_link_extras)
     kubeon_register_gtest(apply_command_test LABELS long)
   endif()
   # bad_inputs_test: the real kubeon-gpu binary on every case of
-  # testdata/bad-inputs/ (one test per case directory, discovered after each
-  # build; see KUBEON_BAD_INPUT_CMDS above).  Runs in both CI builds.
+  # testdata/bad-inputs/ (one GoogleTest test per case directory, see
+  # KUBEON_BAD_INPUT_CMDS above; one CTest test each where tests are listed
+  # one by one, KUBEON_CTEST_PER).  Runs in both CI builds.
   if(KUBEON_TESTS AND TARGET kubeon-gpu)
     set_source_files_properties(${PROJECT_SOURCE_DIR}/src/cli/bad_inputs_test.cc PROPERTIES
       OBJECT_DEPENDS ${PROJECT_BINARY_DIR}/bad_inputs_cases.txt)

@@ -54,27 +54,6 @@ bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
   return true;
 }
 
-}  // namespace
-
-Metric ClassifyMetric(std::string_view name) {
-  switch (name.size()) {
-    case 19:
-      if (name == "DCGM_FI_DEV_FB_USED") return Metric::kFbUsed;
-      break;
-    case 20:
-      if (name == "DCGM_FI_DEV_GPU_UTIL") return Metric::kGpuUtil;
-      break;
-    case 29:
-      if (name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE") return Metric::kGrEngineActive;
-      break;
-    default:
-      break;
-  }
-  return Metric::kOther;
-}
-
-namespace {
-
 // The common spelling of a DCGM value, digits with an optional fraction
 // ("2207", "0.453216"), converted without std::from_chars: with at most 15
 // digits in all the digits are an integer m < 2^53 and the fraction's scale
@@ -105,6 +84,23 @@ bool ParseShortDecimal(std::string_view text, double* value) {
 }
 
 }  // namespace
+
+Metric ClassifyMetric(std::string_view name) {
+  switch (name.size()) {
+    case 19:
+      if (name == "DCGM_FI_DEV_FB_USED") return Metric::kFbUsed;
+      break;
+    case 20:
+      if (name == "DCGM_FI_DEV_GPU_UTIL") return Metric::kGpuUtil;
+      break;
+    case 29:
+      if (name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE") return Metric::kGrEngineActive;
+      break;
+    default:
+      break;
+  }
+  return Metric::kOther;
+}
 
 bool ParseSampleValue(std::string_view text, double* value) {
   if (ParseShortDecimal(text, value)) return true;

@@ -3,8 +3,10 @@
 // looks at every byte between strings (a kubectl-indented List is mostly
 // spaces and short strings).
 //
-// Each block becomes bit masks (quotes, backslashes, brackets; SSE2 where the
-// compiler targets it, a byte loop elsewhere); the bytes inside strings are
+// Each block becomes bit masks (quotes, backslashes, brackets): with AVX2,
+// PCLMUL and POPCNT when the CPU has them (json_block_scan_avx2.cc, chosen at
+// the first call), else with the x86-64 baseline's SSE2 (a byte loop on other
+// targets); one loop for both (json_block_scan_loop.h).  The bytes inside strings are
 // the running XOR of the quote bits, carried from block to block, and only
 // brackets outside strings are counted, by popcount when the depth cannot
 // reach 0 or pass the cap within the block, bit by bit otherwise.
@@ -43,5 +45,15 @@ struct JsonBlockScan {
 };
 
 JsonBlockScan ScanJsonBlocks(const char* text, size_t size, size_t* depth, size_t max_depth, size_t* too_deep_at);
+
+// The two scans ScanJsonBlocks chooses from, same contract, for tests and
+// benchmarks.  ScanJsonBlocksAvx2 REQUIRES: Avx2BlockScanAvailable() (it is
+// the portable scan in a build not for x86-64, where that is false).
+JsonBlockScan ScanJsonBlocksPortable(const char* text, size_t size, size_t* depth, size_t max_depth,
+                                     size_t* too_deep_at);
+JsonBlockScan ScanJsonBlocksAvx2(const char* text, size_t size, size_t* depth, size_t max_depth,
+                                 size_t* too_deep_at);
+// True when this build has the AVX2 scan and the CPU runs AVX2, PCLMUL and POPCNT.
+bool Avx2BlockScanAvailable();
 
 }  // namespace kubeon::model

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -49,16 +50,19 @@ Outcome ByteScan(std::string_view text, size_t max_depth) {
   return out;
 }
 
-// The reader's loop: blocks where ScanJsonBlocks may take them, one byte
+// ScanJsonBlocks or one of the two scans it chooses from.
+using ScanFn = JsonBlockScan (*)(const char*, size_t, size_t*, size_t, size_t*);
+
+// The reader's loop: blocks where `scan_blocks` may take them, one byte
 // scan step otherwise.
-Outcome MixedScan(std::string_view text, size_t max_depth) {
+Outcome MixedScan(ScanFn scan_blocks, std::string_view text, size_t max_depth) {
   Outcome out;
   size_t depth = 0, pos = 0, scalar_until = 0;
   while (pos < text.size()) {
     if (depth > 0 && pos >= scalar_until && text.size() - pos >= kJsonBlock) {
       size_t deep = npos;
-      const JsonBlockScan scan = ScanJsonBlocks(text.data() + pos, text.size() - pos, &depth, max_depth,
-                                                out.too_deep_at == npos ? &deep : nullptr);
+      const JsonBlockScan scan = scan_blocks(text.data() + pos, text.size() - pos, &depth, max_depth,
+                                             out.too_deep_at == npos ? &deep : nullptr);
       if (deep != npos) out.too_deep_at = pos + deep;
       if (scan.stop == JsonBlockScan::kBackslash) scalar_until = pos + scan.scalar_until;
       pos += scan.offset;
@@ -73,7 +77,33 @@ Outcome MixedScan(std::string_view text, size_t max_depth) {
   return out;
 }
 
-TEST(JsonBlockScanTest, ClosesWhereTheBracketsBalance) {
+// Every test runs on the portable scan, on the AVX2 one (skipped on a CPU or
+// build without it) and on ScanJsonBlocks, which chooses one of the two.
+struct Scan {
+  const char* name;
+  ScanFn fn;
+};
+void PrintTo(const Scan& scan, std::ostream* os) { *os << scan.name; }
+
+class JsonBlockScanTest : public ::testing::TestWithParam<Scan> {
+ protected:
+  void SetUp() override {
+    if (GetParam().fn == &ScanJsonBlocksAvx2 && !Avx2BlockScanAvailable()) {
+      GTEST_SKIP() << "no AVX2 scan on this CPU or build";
+    }
+  }
+  JsonBlockScan ScanJsonBlocks(const char* text, size_t size, size_t* depth, size_t max_depth, size_t* too_deep_at) {
+    return GetParam().fn(text, size, depth, max_depth, too_deep_at);
+  }
+  Outcome MixedScan(std::string_view text, size_t max_depth) { return model::MixedScan(GetParam().fn, text, max_depth); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Isa, JsonBlockScanTest,
+                         ::testing::Values(Scan{"portable", &ScanJsonBlocksPortable}, Scan{"avx2", &ScanJsonBlocksAvx2},
+                                           Scan{"chosen", &model::ScanJsonBlocks}),
+                         [](const ::testing::TestParamInfo<Scan>& info) { return std::string(info.param.name); });
+
+TEST_P(JsonBlockScanTest, ClosesWhereTheBracketsBalance) {
   // The value closes at byte 99 of 200; brackets and quotes inside strings do not count.
   std::string text = "{\"a\": \"}]}]\", \"b\": [1, {\"c\": \"{{{\"}]";
   text += std::string(99 - text.size(), ' ') + "}" + std::string(100, ' ');
@@ -84,7 +114,7 @@ TEST(JsonBlockScanTest, ClosesWhereTheBracketsBalance) {
   EXPECT_EQ(depth, 0u);
 }
 
-TEST(JsonBlockScanTest, StopsShortOfAPartialBlockOutsideStrings) {
+TEST_P(JsonBlockScanTest, StopsShortOfAPartialBlockOutsideStrings) {
   const std::string text = std::string(64, ' ') + "[[" + std::string(62, ' ') + "]]";  // 130 bytes
   size_t depth = 1;
   const JsonBlockScan scan = ScanJsonBlocks(text.data(), text.size(), &depth, 0, nullptr);
@@ -93,7 +123,7 @@ TEST(JsonBlockScanTest, StopsShortOfAPartialBlockOutsideStrings) {
   EXPECT_EQ(depth, 3u);
 }
 
-TEST(JsonBlockScanTest, ResumesAtTheOpeningQuoteOfAStringAcrossTheEnd) {
+TEST_P(JsonBlockScanTest, ResumesAtTheOpeningQuoteOfAStringAcrossTheEnd) {
   // A string opens at byte 100 and is still open after the second block.
   const std::string text = std::string(100, ' ') + "\"" + std::string(40, 'x');
   size_t depth = 2;
@@ -103,7 +133,7 @@ TEST(JsonBlockScanTest, ResumesAtTheOpeningQuoteOfAStringAcrossTheEnd) {
   EXPECT_EQ(depth, 2u);
 }
 
-TEST(JsonBlockScanTest, LeavesABlockWithABackslashToTheByteScan) {
+TEST_P(JsonBlockScanTest, LeavesABlockWithABackslashToTheByteScan) {
   // A string opens at 60; its block (64..127) holds an escape.
   const std::string text = std::string(60, ' ') + "\"abcd" + std::string(30, 'y') + "\\\"" + std::string(100, ' ');
   size_t depth = 1;
@@ -113,7 +143,7 @@ TEST(JsonBlockScanTest, LeavesABlockWithABackslashToTheByteScan) {
   EXPECT_EQ(scan.scalar_until, 128u);
 }
 
-TEST(JsonBlockScanTest, NamesTheFirstBracketPastTheCap) {
+TEST_P(JsonBlockScanTest, NamesTheFirstBracketPastTheCap) {
   std::string text = std::string(70, ' ') + "[[[[" + std::string(60, ' ') + "]]]]";
   size_t depth = 1, deep = npos;
   ScanJsonBlocks(text.data(), text.size(), &depth, 3, &deep);
@@ -125,7 +155,7 @@ TEST(JsonBlockScanTest, NamesTheFirstBracketPastTheCap) {
 
 // Random texts of brackets, quotes, backslashes and fillers: the reader's
 // mixed scan ends where the byte scan ends and finds the same deep bracket.
-TEST(JsonBlockScanTest, MixedScanIsTheByteScan) {
+TEST_P(JsonBlockScanTest, MixedScanIsTheByteScan) {
   std::mt19937 rng(20261205);
   const std::string alphabets[] = {"{}[]\" a:,", "{{[[]]}}\"  abcdefgh", "{}\"\\ ab", std::string("{}[]\" ") + '\0' + "\xc3\xa9"};
   for (int round = 0; round < 20000; ++round) {
@@ -142,7 +172,7 @@ TEST(JsonBlockScanTest, MixedScanIsTheByteScan) {
   }
 }
 
-TEST(JsonBlockScanTest, MixedScanOnIndentedJson) {
+TEST_P(JsonBlockScanTest, MixedScanOnIndentedJson) {
   std::string text = "{\n  \"items\": [\n";
   for (int i = 0; i < 300; ++i) {
     text += "    {\"metadata\": {\"name\": \"pod-" + std::to_string(i) + "\", \"labels\": {\"app\": \"a[{\"}},\n";

@@ -78,6 +78,15 @@ JsonBlockScan ScanJsonBlocksPortable(const char* text, size_t size, size_t* dept
   return ScanBlocks<PortableIsa>(text, size, depth, max_depth, too_deep_at);
 }
 
+bool Avx2BlockScanAvailable() {
+#if defined(__x86_64__)
+  return Avx2BlockScanCompiled() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+         __builtin_cpu_supports("popcnt");
+#else
+  return false;
+#endif
+}
+
 JsonBlockScan ScanJsonBlocks(const char* text, size_t size, size_t* depth, size_t max_depth, size_t* too_deep_at) {
   static const bool avx2 = Avx2BlockScanAvailable();
   return avx2 ? ScanJsonBlocksAvx2(text, size, depth, max_depth, too_deep_at)

@@ -22,6 +22,10 @@
 #include "model/json_block_scan.h"
 
 namespace kubeon::model {
+
+// True when json_block_scan_avx2.cc was compiled for AVX2, PCLMUL and POPCNT.
+bool Avx2BlockScanCompiled();
+
 namespace {
 
 // One 64-byte block as bit masks (bit i: byte i).

@@ -3,9 +3,10 @@
 // x86-64 baseline, SSE2, or a byte loop) and json_block_scan_avx2.cc (AVX2,
 // PCLMUL and POPCNT, chosen at run time when the CPU has them).
 //
-// Internal to those two files.  Everything here has internal linkage (an
-// anonymous namespace) and calls only compiler builtins, never an inline
-// library function: a file compiled with -mavx2 must not hand the linker an
+// Internal to those two files.  Besides the declaration of
+// Avx2BlockScanCompiled (defined in json_block_scan_avx2.cc), everything here
+// has internal linkage (an anonymous namespace) and calls only compiler
+// builtins, never an inline library function: a file compiled with -mavx2 must not hand the linker an
 // AVX2 copy of a function the portable file also uses (the linker keeps one
 // copy of an inline function, and the portable path would then run AVX2
 // instructions on a CPU without them).

@@ -1101,7 +1101,7 @@ Goal StepGoal(const plan::ScheduleStep& step) {
     auto it = step.labels_after.find(node);
     if (it != step.labels_after.end()) {
       for (const auto& [k, v] : it->second) {
-        if (k == kMigConfigLabel || k == kDevicePluginConfigLabel) ng.labels[k] = v;
+        if (k == kMigConfigLabel || k == kDevicePluginConfigLabel) ng.labels[std::string(k)] = std::string(v);
       }
     }
     g.nodes.push_back(ng);

@@ -34,7 +34,7 @@ bool Toleration::Tolerates(const Taint& t) const {
 namespace {
 
 // One requirement of a node selector term against a value ("" and !has when absent).
-bool RequirementHolds(const NodeSelectorRequirement& r, bool has, const std::string& value) {
+bool RequirementHolds(const NodeSelectorRequirement& r, bool has, std::string_view value) {
   const bool in = has && std::find(r.values.begin(), r.values.end(), value) != r.values.end();
   if (r.op == "In") return in;
   if (r.op == "NotIn") return !in;
@@ -42,7 +42,7 @@ bool RequirementHolds(const NodeSelectorRequirement& r, bool has, const std::str
   if (r.op == "DoesNotExist") return !has;
   if ((r.op == "Gt" || r.op == "Lt") && has && r.values.size() == 1) {
     try {
-      const long long v = std::stoll(value);
+      const long long v = std::stoll(std::string(value));
       const long long bound = std::stoll(r.values.front());
       return r.op == "Gt" ? v > bound : v < bound;
     } catch (const std::exception&) {
@@ -56,10 +56,10 @@ bool TermHolds(const NodeSelectorTerm& t, const Node& node) {
   if (t.match_expressions.empty() && t.match_fields.empty()) return false;  // an empty term matches nothing
   for (const auto& r : t.match_expressions) {
     auto it = node.labels.find(r.key);
-    if (!RequirementHolds(r, it != node.labels.end(), it == node.labels.end() ? "" : it->second)) return false;
+    if (!RequirementHolds(r, it != node.labels.end(), it == node.labels.end() ? std::string_view() : it->second)) return false;
   }
   for (const auto& r : t.match_fields) {
-    if (!RequirementHolds(r, r.key == "metadata.name", r.key == "metadata.name" ? node.name : "")) return false;
+    if (!RequirementHolds(r, r.key == "metadata.name", r.key == "metadata.name" ? std::string_view(node.name) : std::string_view())) return false;
   }
   return true;
 }

@@ -23,6 +23,8 @@
 #include <tuple>
 #include <vector>
 
+#include "model/labels.h"
+
 namespace kubeon::model {
 
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";
@@ -31,8 +33,6 @@ inline constexpr const char* kMigResourcePrefix = "nvidia.com/mig-";
 // Where the GPU Operator runs unless its ClusterPolicy or the user says
 // otherwise (OpenShift installs use "nvidia-gpu-operator").
 inline constexpr const char* kDefaultOperatorNamespace = "gpu-operator";
-
-using Labels = std::map<std::string, std::string>;
 
 struct Taint {
   std::string key;

@@ -54,7 +54,7 @@ Plan TwoNodePlan() {
 TEST(Artifacts, MigPartedConfigExactBytes) {
   Plan p = TwoNodePlan();
   Artifacts a = BuildArtifacts(p, {}, PlannerOptions{});
-  const std::string name = p.nodes[0].labels.at("nvidia.com/mig.config");
+  const std::string name(p.nodes[0].labels.at("nvidia.com/mig.config"));
   EXPECT_EQ(name.rfind("kubeon-", 0), 0u) << name;
   EXPECT_EQ(name.size(), std::string("kubeon-").size() + 10);
   EXPECT_LE(name.size(), 63u);  // a label value
@@ -211,7 +211,7 @@ TEST(Artifacts, MigPartedConfigStartsFromTheOperatorsConfigMap) {
     ASSERT_TRUE(ours["mig-configs"][name]) << name;
     EXPECT_EQ(YAML::Dump(ours["mig-configs"][name]), YAML::Dump(cfg.second)) << name;
   }
-  EXPECT_TRUE(ours["mig-configs"][p.nodes[0].labels.at("nvidia.com/mig.config")]);
+  EXPECT_TRUE(ours["mig-configs"][std::string(p.nodes[0].labels.at("nvidia.com/mig.config"))]);
   EXPECT_TRUE(p.warnings.empty()) << p.warnings.front();
   EXPECT_EQ(YAML::Load(a.mig_parted_configmap)["metadata"]["namespace"].as<std::string>(), "nvidia-gpu-operator");
 }

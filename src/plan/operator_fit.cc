@@ -28,7 +28,7 @@ OperatorState CurrentOperatorState(const model::Cluster& cluster, const PlannerO
   }
   for (const auto& n : cluster.nodes) {
     auto it = n.labels.find("nvidia.com/mig.config");
-    if (it != n.labels.end() && !it->second.empty()) state.node_mig_configs.insert(it->second);
+    if (it != n.labels.end() && !it->second.empty()) state.node_mig_configs.emplace(it->second);
   }
   return state;
 }

@@ -29,8 +29,7 @@ bool Movable(const std::string& kind) {
 }
 
 std::string LabelOf(const model::Node& n, const char* key) {
-  auto it = n.labels.find(key);
-  return it == n.labels.end() ? "" : it->second;
+  return std::string(n.labels.Get(key));
 }
 
 struct NodeState {

@@ -339,7 +339,7 @@ class Builder {
       if (ml.empty()) {
         pdbs_without_labels_[pdb.namespace_].push_back(static_cast<int>(i));
       } else {
-        pdbs_by_label_[{pdb.namespace_, ml.begin()->first, ml.begin()->second}].push_back(static_cast<int>(i));
+        pdbs_by_label_[{pdb.namespace_, std::string(ml.begin()->first), std::string(ml.begin()->second)}].push_back(static_cast<int>(i));
       }
     }
     for (const auto& wp : plan_.artifacts.workload_patches) patch_of_[{wp.namespace_, wp.kind, wp.name}] = &wp.patch_json;
@@ -876,7 +876,7 @@ class Builder {
     };
     if (auto it = pdbs_without_labels_.find(pod.namespace_); it != pdbs_without_labels_.end()) consider(it->second);
     for (const auto& [k, v] : pod.labels) {
-      if (auto it = pdbs_by_label_.find({pod.namespace_, k, v}); it != pdbs_by_label_.end()) consider(it->second);
+      if (auto it = pdbs_by_label_.find({pod.namespace_, std::string(k), std::string(v)}); it != pdbs_by_label_.end()) consider(it->second);
     }
     return best < 0 ? nullptr : &cluster_.pdbs[best];
   }
@@ -904,7 +904,7 @@ class Builder {
     std::string t = "pool " + s.gpu_model + "\nmethod " + s.method + "\n";
     for (const auto& n : s.nodes) {
       t += "node " + n + "\n";
-      for (const auto& [k, v] : s.labels_after.at(n)) t += " label " + k + "=" + v + "\n";
+      for (const auto& [k, v] : s.labels_after.at(n)) t += " label " + std::string(k) + "=" + std::string(v) + "\n";
       t += " layout " + s.layout_after.at(n) + "\n";
     }
     std::vector<std::string> owners;

@@ -50,6 +50,12 @@ class Reader {
       (*out)[k] = x.get<std::string>();
     }
   }
+  void StringMap(const char* key, model::Labels* out) {
+    std::map<std::string, std::string> m;
+    StringMap(key, &m);
+    out->clear();
+    for (const auto& [k, v] : m) out->Set(k, v);
+  }
   void LabelsMap(const char* key, std::map<std::string, model::Labels>* out) {
     const json* v = Get(key, &json::is_object, "an object");
     if (!v) return;
@@ -184,8 +190,8 @@ void Strings(W& w, std::string_view key, const std::vector<std::string>& v) {
   w.EndArray();
 }
 
-template <typename W>
-void StringMap(W& w, std::string_view key, const std::map<std::string, std::string>& m) {
+template <typename W, typename Map>  // Map: std::map<std::string, std::string> or model::Labels
+void StringMap(W& w, std::string_view key, const Map& m) {
   w.Key(key);
   w.BeginObject();
   for (const auto& [k, v] : m) {

@@ -747,7 +747,7 @@ bool GpuPolicy::TimeSlicingNamespace(std::string_view ns) const {
          time_slicing_namespaces.end();
 }
 
-bool GpuPolicy::SelectsNode(const std::map<std::string, std::string>& labels) const {
+bool GpuPolicy::SelectsNode(const model::Labels& labels) const {
   for (const auto& [key, value] : node_selector) {
     auto it = labels.find(key);
     if (it == labels.end() || it->second != value) return false;

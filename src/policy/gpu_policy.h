@@ -51,6 +51,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/labels.h"
 #include "model/status.h"
 #include "policy/window.h"
 
@@ -103,7 +104,7 @@ struct GpuPolicy {
   // True when workloads of namespace `ns` may be time-sliced.
   bool TimeSlicingNamespace(std::string_view ns) const;
   // True when every nodeSelector entry equals the node's label.
-  bool SelectsNode(const std::map<std::string, std::string>& labels) const;
+  bool SelectsNode(const model::Labels& labels) const;
 };
 
 // Tells whether a MIG profile name exists on some GPU model (the caller passes

@@ -720,8 +720,7 @@ model::Node ModelNode(const SyntheticCluster& c, const NodeSpec& n) {
   m.capacity = GpuResources(NodeResources(c, n, false));
   m.allocatable = GpuResources(NodeResources(c, n, true));
   auto label = [&](const char* k) -> std::string {
-    auto it = m.labels.find(k);
-    return it == m.labels.end() ? "" : it->second;
+    return std::string(m.labels.Get(k));
   };
   m.instance_type = label("node.kubernetes.io/instance-type");
   m.gpu_product = label("nvidia.com/gpu.product");

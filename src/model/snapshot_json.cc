@@ -149,6 +149,18 @@ void ForEachElement(od::value v, const Path& path, Fn&& fn) {
   for (auto element : v.get_array()) fn(i++, Unwrap(element));
 }
 
+// The buffers below are kept between items, except when one grew past this
+// many elements (an item with a huge array or map): then it is released, so
+// that a long-running reader (the controller) does not hold the largest item's
+// worth of memory.
+constexpr size_t kKeptBufferElements = 4096;
+
+template <typename T>
+void ReleaseIfLarge(std::vector<T>* buffer) {
+  buffer->clear();
+  if (buffer->capacity() > kKeptBufferElements) std::vector<T>().swap(*buffer);
+}
+
 // The object elements of an array value as T, each filled by
 // fill(T*, key, value, element_path) per member; elements of other types are
 // skipped.  They are collected in a buffer kept between calls and moved into
@@ -167,7 +179,7 @@ std::vector<T> ObjectElements(od::value v, const Path& path, Fill&& fill) {
     read.push_back(std::move(t));
   });
   std::vector<T> out(std::make_move_iterator(read.begin()), std::make_move_iterator(read.end()));
-  read.clear();
+  ReleaseIfLarge(&read);
   return out;
 }
 
@@ -217,7 +229,9 @@ Labels StringMap(od::value v, const Path& path) {
       Str(x);  // checks the literal
     }
   });
-  return Labels::FromEntries(&entries);
+  Labels out = Labels::FromEntries(&entries);
+  ReleaseIfLarge(&entries);
+  return out;
 }
 
 std::vector<std::string> Strings(od::value v, const Path& path) {

@@ -253,6 +253,38 @@ TEST(SnapshotJson, InvalidPriceAnnotationIsAWarningAndIgnored) {
   }
 }
 
+// Maps and arrays are read through buffers kept between items (released
+// when one grew large): an item with thousands of labels, duplicate keys and
+// tolerations, then small items, each read in full and alone.
+TEST(SnapshotJson, LargeMapsAndArraysThenSmallOnes) {
+  std::string labels, tolerations;
+  for (int i = 5000; i > 0; --i) {  // keys out of order
+    labels += (labels.empty() ? "" : ",") + ("\"k" + std::to_string(i) + "\":\"v" + std::to_string(i) + "\"");
+    tolerations += (tolerations.empty() ? "" : ",") + ("{\"key\":\"t" + std::to_string(i) + "\",\"operator\":\"Exists\"}");
+  }
+  labels += R"(,"k7":"last")";  // a duplicate key: the last wins
+  const std::string text = R"({"items":[{"kind":"Pod","metadata":{"name":"big","namespace":"ml","labels":{)" + labels +
+                           R"(}},"spec":{"tolerations":[)" + tolerations +
+                           R"(]}},{"kind":"Pod","metadata":{"name":"small","namespace":"ml","labels":{"b":"2","a":"1"}},)"
+                           R"("spec":{"tolerations":[{"key":"gpu","operator":"Exists"}]}}]})";
+  Result<Cluster> r = ParseClusterJson(text, "c.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->pods.size(), 2u);
+  const Pod& big = r->pods[0];
+  EXPECT_EQ(big.labels.size(), 5000u);
+  EXPECT_EQ(big.labels.Get("k7"), "last");
+  EXPECT_EQ(big.labels.Get("k4999"), "v4999");
+  EXPECT_EQ(big.labels.begin()->first, "k1");
+  ASSERT_EQ(big.tolerations.size(), 5000u);
+  EXPECT_EQ(big.tolerations.front().key, "t5000");
+  EXPECT_EQ(big.tolerations.back().key, "t1");
+  const Pod& small = r->pods[1];
+  EXPECT_EQ(small.labels, (Labels{{"a", "1"}, {"b", "2"}}));
+  ASSERT_EQ(small.tolerations.size(), 1u);
+  EXPECT_EQ(small.tolerations[0].key, "gpu");
+  EXPECT_EQ(small.tolerations.capacity(), 1u);
+}
+
 // Hostile GPU counts: caps per node and per pod, no overflow in the sums
 // (UBSan), no wrap-around of 4294967304 to 8.
 TEST(SnapshotJson, GpuCountsAreCapped) {

@@ -8,8 +8,6 @@
 namespace kubeon::model {
 namespace {
 
-bool KeyLess(const Labels::Entry& e, std::string_view key) { return e.first < key; }
-
 // The bytes `entries` refer to.
 size_t LiveBytes(const std::vector<Labels::Entry>& entries) {
   size_t n = 0;
@@ -82,10 +80,14 @@ Labels Labels::FromEntries(std::vector<std::pair<std::string_view, std::string_v
   return m;
 }
 
+size_t Labels::LowerIndex(std::string_view key) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), key, [](const Entry& e, std::string_view k) { return e.first < k; });
+  return static_cast<size_t>(it - entries_.begin());
+}
+
 Labels::const_iterator Labels::find(std::string_view key) const {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), key, KeyLess);
-  if (it == entries_.end() || it->first != key) return end();
-  return entries_.data() + (it - entries_.begin());
+  const size_t i = LowerIndex(key);
+  return i < entries_.size() && entries_[i].first == key ? begin() + i : end();
 }
 
 std::string_view Labels::at(std::string_view key) const {
@@ -99,10 +101,6 @@ std::string_view Labels::Get(std::string_view key) const {
   return it == end() ? std::string_view() : it->second;
 }
 
-std::vector<Labels::Entry>::iterator Labels::LowerBound(std::string_view key) {
-  return std::lower_bound(entries_.begin(), entries_.end(), key, KeyLess);
-}
-
 void Labels::Set(std::string_view key, std::string_view value) {
   // The arguments may be views into this map, whose buffer storing may move.
   std::string key_copy, value_copy;
@@ -114,7 +112,7 @@ void Labels::Set(std::string_view key, std::string_view value) {
   if (inside(value)) value = value_copy.assign(value);
   // Room for both first, so that no view taken below moves.
   if (text_capacity_ - text_size_ < key.size() + value.size()) Grow(key.size() + value.size());
-  const size_t at = static_cast<size_t>(LowerBound(key) - entries_.begin());
+  const size_t at = LowerIndex(key);
   if (at < entries_.size() && entries_[at].first == key) {
     dead_ += static_cast<uint32_t>(entries_[at].second.size());
     std::string_view v = Store(value);
@@ -124,7 +122,7 @@ void Labels::Set(std::string_view key, std::string_view value) {
     std::string_view v = Store(value);
     entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(at), Entry{k, v});
   }
-  if (dead_ > 4096 && dead_ > text_size_ / 2) Compact();
+  CompactIfMostlyDead();
 }
 
 bool Labels::Insert(std::string_view key, std::string_view value) {
@@ -134,12 +132,16 @@ bool Labels::Insert(std::string_view key, std::string_view value) {
 }
 
 size_t Labels::erase(std::string_view key) {
-  auto it = LowerBound(key);
-  if (it == entries_.end() || it->first != key) return 0;
-  dead_ += static_cast<uint32_t>(it->first.size() + it->second.size());
-  entries_.erase(it);
-  if (dead_ > 4096 && dead_ > text_size_ / 2) Compact();
+  const size_t at = LowerIndex(key);
+  if (at == entries_.size() || entries_[at].first != key) return 0;
+  dead_ += static_cast<uint32_t>(entries_[at].first.size() + entries_[at].second.size());
+  entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(at));
+  CompactIfMostlyDead();
   return 1;
+}
+
+void Labels::CompactIfMostlyDead() {
+  if (dead_ > 4096 && dead_ > text_size_ / 2) Compact();
 }
 
 void Labels::clear() {

@@ -16,7 +16,7 @@
 //     map is modified (Set, Insert, erase, clear, assignment) or destroyed.
 //     Moving a map keeps them valid (they then belong to the new owner).
 //   * Set and erase leave the replaced bytes in the buffer until there are
-//     more of them than live ones; a copy holds only live bytes.
+//     more of them than live ones (and over 4 KiB); a copy holds only live bytes.
 //   * Equality compares keys and values, not the buffer.
 //   * Not thread-safe for writers; const members may be called concurrently.
 #pragma once
@@ -97,8 +97,10 @@ class Labels {
   friend bool operator==(const Labels& a, const Labels& b);
 
  private:
-  // The first entry whose key is not less than `key`.
-  std::vector<Entry>::iterator LowerBound(std::string_view key);
+  // The index of the first entry whose key is not less than `key`.
+  size_t LowerIndex(std::string_view key) const;
+  // After Set or erase: Compact when the dead bytes outnumber the live ones.
+  void CompactIfMostlyDead();
   // Copies s into the buffer (growing it, and moving every view, when it is
   // full) and returns the copy; "" is the empty view.
   std::string_view Store(std::string_view s);

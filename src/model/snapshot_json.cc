@@ -25,6 +25,7 @@
 #include "model/json_nesting.h"
 #include "model/json_type_name.h"
 #include "model/prices.h"
+#include "model/projected_capacity.h"
 
 namespace kubeon::model {
 // See snapshot_json.h.  Bytes of 0x80 and above pass unchanged (values were
@@ -931,13 +932,35 @@ const std::set<std::string_view> kKnownKinds = {"Node",       "Pod", "PodDisrupt
                                                 "StatefulSet", "ReplicaSet", "Job",     "CronJob",
                                                 "DaemonSet",  "ClusterPolicy", "ConfigMap"};
 
+// Where the item being read sits in its List's byte stream, and where the
+// first item of each kind read into a vector started: how those vectors are
+// grown (ProjectedCapacity).  Unknown (total 0) for a List parsed whole.
+struct ItemSpans {
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t item_start = 0;
+  size_t item_end = 0;
+  size_t total = 0;  // the stream's length; 0: unknown, vectors double
+  size_t first_node = kNone, first_pod = kNone, first_controller = kNone;
+
+  // The span for a vector of one kind, whose first item's start is *first
+  // (set to this item's when it is the first).
+  StreamSpan For(size_t* first) {
+    if (*first == kNone) *first = item_start;
+    return {*first, item_end, total};
+  }
+};
+
 // A default element appended to *v for the parser to fill in place (no
 // move of a ~600-byte object per item); removed again when the parse fails
-// or throws, unless Keep() was called.
+// or throws, unless Keep() was called.  A full vector grows to the capacity
+// projected from `span` (projected_capacity.h), not to twice its size.
 template <typename T>
 class Appended {
  public:
-  explicit Appended(std::vector<T>* v) : v_(v) { v_->emplace_back(); }
+  Appended(std::vector<T>* v, const StreamSpan& span) : v_(v) {
+    if (v_->size() == v_->capacity()) v_->reserve(ProjectedCapacity(v_->size(), span));
+    v_->emplace_back();
+  }
   ~Appended() {
     if (!kept_) v_->pop_back();
   }
@@ -968,9 +991,12 @@ struct SeenObjects {
 // phase) cannot be known; counting both would plan the same GPUs twice.
 //
 // REQUIRES: `seen` is the same map for every item of one List (the caller
-// owns it; a reader of single items without it cannot find repeats).
+// owns it; a reader of single items without it cannot find repeats), and so
+// is `spans`, its item fields set to this item's (nullptr: vectors double).
 Status ParseItem(od::object item, size_t index, std::string_view source, const std::string& implied_kind,
-                 Cluster* cluster, SeenObjects* seen = nullptr) {
+                 Cluster* cluster, SeenObjects* seen = nullptr, ItemSpans* spans = nullptr) {
+  ItemSpans unknown;
+  if (spans == nullptr) spans = &unknown;
   std::string kind;
   {
     od::value k;
@@ -994,11 +1020,11 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
     }
     if (!kKnownKinds.count(kind)) return Status::Ok();
     if (kind == "Node") {
-      Appended<Node> n(&cluster->nodes);
+      Appended<Node> n(&cluster->nodes, spans->For(&spans->first_node));
       s = ParseNode(item, &md, n.get(), &warnings);
       if (s.ok() && !md.name.empty()) n.Keep();
     } else if (kind == "Pod") {
-      Appended<Pod> p(&cluster->pods);
+      Appended<Pod> p(&cluster->pods, spans->For(&spans->first_pod));
       s = ParsePod(item, &md, p.get());
       if (s.ok() && !md.name.empty()) p.Keep();
     } else if (kind == "ClusterPolicy") {
@@ -1021,7 +1047,7 @@ Status ParseItem(od::object item, size_t index, std::string_view source, const s
       s = ParsePdb(item, &md, &p);
       if (s.ok() && !md.name.empty()) cluster->pdbs.push_back(std::move(p));
     } else {
-      Appended<Controller> c(&cluster->controllers);
+      Appended<Controller> c(&cluster->controllers, spans->For(&spans->first_controller));
       ParseController(item, kind, &md, c.get());
       if (!md.name.empty()) c.Keep();
     }
@@ -1163,13 +1189,22 @@ Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view so
 struct SnapshotItemReader::Impl {
   od::parser parser;  // reused: its buffers grow to the largest item once
   SeenObjects seen;   // every object read so far: a repeat is an error naming both items
+  ItemSpans spans;    // where the next item sits (Locate) and each kind's first
 };
 static_assert(SnapshotItemReader::kPadding >= simdjson::SIMDJSON_PADDING);
 
 SnapshotItemReader::SnapshotItemReader() : impl_(std::make_unique<Impl>()) {}
 SnapshotItemReader::~SnapshotItemReader() = default;
 
-void SnapshotItemReader::ForgetObjects() { impl_->seen.first.Clear(); }
+void SnapshotItemReader::ForgetObjects() {
+  impl_->seen.first.Clear();
+  impl_->spans = ItemSpans{};
+}
+
+void SnapshotItemReader::Locate(size_t offset, size_t total) {
+  impl_->spans.item_start = offset;
+  impl_->spans.total = total;
+}
 
 Status SnapshotItemReader::Read(std::string_view text, size_t index, std::string_view source,
                                 const std::string& implied_kind, Cluster* cluster, Diagnostics* diagnostics,
@@ -1193,7 +1228,9 @@ Status SnapshotItemReader::Read(std::string_view text, size_t index, std::string
     if (doc.type().get(t) != simdjson::SUCCESS || t != od::json_type::object) {
       return Status::Error(ItemPrefix(source, index, "?", "") + ": not an object");
     }
-    Status s = ParseItem(doc.get_object(), index, source, implied_kind, cluster, &impl_->seen);
+    ItemSpans& spans = impl_->spans;
+    spans.item_end = spans.item_start + text.size();
+    Status s = ParseItem(doc.get_object(), index, source, implied_kind, cluster, &impl_->seen, &spans);
     diagnostics->kind_missing = !s.ok() && implied_kind.empty() &&
                                 s.message().size() >= 14 && s.message().ends_with(": kind missing");
     return s;

@@ -109,9 +109,16 @@ class SnapshotItemReader {
   // so Read skips that scan (and never sets too_deep).
   Status Read(std::string_view text, size_t index, std::string_view source, const std::string& implied_kind,
               Cluster* cluster, Diagnostics* diagnostics, bool nesting_checked = false);
-  // Forgets the objects read so far (a repeat of one is an error): before
-  // reading the same items again into a fresh Cluster.
+  // Forgets the objects read so far (a repeat of one is an error) and where
+  // they were: before reading the same items again into a fresh Cluster.
   void ForgetObjects();
+  // The next Read's item starts at byte `offset` of a source of `total` bytes
+  // (0: unknown, a pipe).  Read then grows the cluster's nodes, pods and
+  // controllers to the count projected from the bytes left
+  // (model/projected_capacity.h) instead of doubling them.  Only the
+  // vectors' capacity depends on it, never what is read.
+  // REQUIRES: the same `total` for every item read into one Cluster.
+  void Locate(size_t offset, size_t total);
 
  private:
   struct Impl;

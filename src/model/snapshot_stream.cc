@@ -224,6 +224,7 @@ class Reader {
       }
       if (deferred->ok()) {
         SnapshotItemReader::Diagnostics d;
+        item_reader_.Locate(start, source_->SizeHint());
         Status s = item_reader_.Read(std::string_view(w_->At(start), pos_ - start), index, name_, implied, cluster, &d,
                                      /*nesting_checked=*/true);
         if (!s.ok()) {
@@ -476,7 +477,7 @@ class Reader {
 
 class FileSource : public SnapshotSource {
  public:
-  FileSource(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  FileSource(int fd, std::string path, size_t size) : fd_(fd), path_(std::move(path)), size_(size) {}
   ~FileSource() override { ::close(fd_); }
   Result<size_t> Read(char* out, size_t n) override {
     while (true) {
@@ -491,10 +492,12 @@ class FileSource : public SnapshotSource {
     }
     return Status::Ok();
   }
+  size_t SizeHint() const override { return size_; }
 
  private:
   int fd_;
   std::string path_;
+  size_t size_;  // st_size of a regular file, else 0
 };
 
 class TextSource : public SnapshotSource {
@@ -510,6 +513,7 @@ class TextSource : public SnapshotSource {
     at_ = 0;
     return Status::Ok();
   }
+  size_t SizeHint() const override { return text_.size(); }
 
  private:
   std::string_view text_;
@@ -533,9 +537,10 @@ Result<Cluster> ReadClusterText(std::string_view text, std::string_view name, si
 Result<Cluster> ReadClusterFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::Error(path + ": cannot open cluster snapshot: " + std::strerror(errno));
-  FileSource source(fd, path);
   struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  const bool known = ::fstat(fd, &st) == 0;
+  FileSource source(fd, path, known && S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
+  if (known && S_ISDIR(st.st_mode)) {
     return Status::Error(path + ": is a directory, not a cluster snapshot");
   }
   return ReadClusterStream(&source, path, kSnapshotChunkBytes, kMaxSnapshotItemBytes);

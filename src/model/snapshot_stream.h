@@ -46,12 +46,17 @@ inline constexpr size_t kSnapshotChunkBytes = size_t{1} << 20;
 inline constexpr size_t kMaxSnapshotItemBytes = size_t{64} << 20;
 
 // Where the bytes come from.  Read fills up to n bytes and returns how many
-// (0 at the end); Rewind goes back to the first byte.
+// (0 at the end); Rewind goes back to the first byte; SizeHint says how many
+// bytes to expect.
 class SnapshotSource {
  public:
   virtual ~SnapshotSource() = default;
   virtual Result<size_t> Read(char* out, size_t n) = 0;
   virtual Status Rewind() = 0;
+  // The bytes Read returns in all, when known before reading (a regular
+  // file's size); 0 when not (a pipe).  Only a capacity hint: a wrong value
+  // changes how the cluster's vectors grow, never what is read.
+  virtual size_t SizeHint() const { return 0; }
 };
 
 // Reads the snapshot at `path` (see the contract above).

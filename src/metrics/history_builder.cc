@@ -166,12 +166,16 @@ bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char
   }
   out->pod = -1;
   if (pod.empty()) return true;
-  const PodKeyLess::View view(ns, pod);
+  const PodView view(ns, pod);
   auto it = slot_of_.lower_bound(view);
-  if (it == slot_of_.end() || PodKeyLess::AsView(it->first) != view) {
-    it = slot_of_.emplace_hint(it, PodKey{std::string(ns), std::string(pod)}, static_cast<int32_t>(slots_.size()));
-    slots_.emplace_back();
-    if (options_.on_memory_sample) slots_.back().key = it->first;
+  if (it == slot_of_.end() || it->first != view) {
+    // slot_of_ and history_.pods hold the same keys in the same order: the
+    // pod after this one in slot_of_ is where it goes in history_.pods.
+    const PodNode next = it == slot_of_.end() ? history_.pods.end() : slots_[it->second].node;
+    const PodNode node = history_.pods.emplace_hint(next, PodKey{std::string(ns), std::string(pod)}, PodUsage{});
+    it = slot_of_.emplace_hint(it, PodView(node->first.namespace_, node->first.pod),
+                               static_cast<int32_t>(slots_.size()));
+    slots_.push_back(Slot{node});
   }
   out->pod = it->second;
   return true;
@@ -196,7 +200,7 @@ const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labe
 
 void HistoryBuilder::ApplySeries(Slot& slot, const Series& series) {
   slot.last_series = series.id;
-  PodUsage& u = slot.usage;
+  PodUsage& u = slot.node->second;
   AssignIfDifferent(u.hostname, series.hostname);
   AssignIfDifferent(u.gpu_uuid, series.uuid);
   AssignIfDifferent(u.model_name, series.model_name);
@@ -208,12 +212,12 @@ void HistoryBuilder::ApplySeries(Slot& slot, const Series& series) {
 void HistoryBuilder::Accept(const Series& series, Metric metric, double value, int64_t ts_ms) {
   Slot& slot = slots_[series.pod];
   if (slot.last_series != series.id) ApplySeries(slot, series);
-  PodUsage& u = slot.usage;
+  PodUsage& u = slot.node->second;
   switch (metric) {
     case Metric::kFbUsed: {
       int64_t mib = static_cast<int64_t>(std::ceil(value));
       if (mib > u.peak_memory_mib) u.peak_memory_mib = mib;
-      if (options_.on_memory_sample) options_.on_memory_sample(slot.key, ts_ms, value);
+      if (options_.on_memory_sample) options_.on_memory_sample(slot.node->first, ts_ms, value);
       break;
     }
     case Metric::kGrEngineActive:
@@ -269,7 +273,7 @@ void HistoryBuilder::BadLine(uint64_t line, std::string_view reason, std::string
 }
 
 void HistoryBuilder::BadSample(const Series* series) {
-  if (series != nullptr && series->pod >= 0) ++slots_[series->pod].usage.bad_samples;
+  if (series != nullptr && series->pod >= 0) ++slots_[series->pod].node->second.bad_samples;
 }
 
 Result<History> Verdict(History history, const IngestOptions& options) {
@@ -294,17 +298,12 @@ Result<History> Verdict(History history, const IngestOptions& options) {
 }
 
 History HistoryBuilder::TakeHistory() {
-  History history;
+  slots_.clear();
+  slot_of_.clear();  // views of history_'s keys: gone before it moves
+  History history = std::move(history_);
+  history_ = History();
   history.source = source_;
   history.stats = std::move(stats_);
-  // slot_of_ is sorted like history.pods: each pod goes at the end, its key
-  // moved, not copied.
-  while (!slot_of_.empty()) {
-    auto node = slot_of_.extract(slot_of_.begin());
-    history.pods.emplace_hint(history.pods.end(), std::move(node.key()), std::move(slots_[node.mapped()].usage));
-  }
-  slots_.clear();
-  slot_of_.clear();
   last_series_ = nullptr;
   last_key_ = {};
   series_.clear();

@@ -22,7 +22,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -121,22 +120,14 @@ class HistoryBuilder {
   History TakeHistory();
 
  private:
+  using PodNode = std::map<PodKey, PodUsage>::iterator;
+  // A pod met so far: its entry of history_.pods (map nodes never move).
   struct Slot {
-    PodUsage usage;
+    PodNode node;
     uint32_t last_series = UINT32_MAX;
-    PodKey key;  // set only when IngestOptions::on_memory_sample is
   };
-  // Orders PodKeys and looks them up by views (no strings built to find one).
-  struct PodKeyLess {
-    using is_transparent = void;
-    using View = std::pair<std::string_view, std::string_view>;
-    static View AsView(const PodKey& k) { return {k.namespace_, k.pod}; }
-    static View AsView(const View& v) { return v; }
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const {
-      return AsView(a) < AsView(b);
-    }
-  };
+  // (namespace, pod) as views of the key of a history_.pods entry.
+  using PodView = std::pair<std::string_view, std::string_view>;
   struct ViewHash {
     using is_transparent = void;
     size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
@@ -156,8 +147,12 @@ class HistoryBuilder {
   int64_t latest_ms_;  // the latest sample time accepted
   std::string source_;
   IngestStats stats_;
-  std::deque<Slot> slots_;  // a deque: slots never move as pods are added
-  std::map<PodKey, int32_t, PodKeyLess> slot_of_;
+  // The pods' usage, built in place (TakeHistory moves it out whole), and
+  // the slot of each: series name pods by slot, and find them by views (no
+  // strings built to look a pod up, no second copy of the keys).
+  History history_;
+  std::vector<Slot> slots_;
+  std::map<PodView, int32_t> slot_of_;
   std::unordered_map<std::string, Series, ViewHash, ViewEq> series_;
   // Key of the previous line's series: a view of the map's own key, or of
   // uncached_key_ when the series is not cached.

@@ -15,6 +15,9 @@ int ComputeHistogram::BinOf(double ratio) {
 
 void ComputeHistogram::AddBin(int bin) {
   if (bins_.empty() && small_.size() < static_cast<size_t>(kSmallSamples)) {
+    // Room for a short history (10 samples a series is common) at once,
+    // not 1, 2, 4, 8 and 16.
+    if (small_.empty()) small_.reserve(kFirstSmallCapacity);
     small_.push_back(static_cast<uint16_t>(bin));
     return;
   }

@@ -38,6 +38,7 @@ class ComputeHistogram {
   static constexpr int kBins = 400;
   static constexpr double kBinWidth = 1.0 / kBins;
   static constexpr int kSmallSamples = 64;
+  static constexpr size_t kFirstSmallCapacity = 16;  // the small form's first allocation
 
   // REQUIRES: ratio >= 0 (NaN is not allowed).
   void Add(double ratio);

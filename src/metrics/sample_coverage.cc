@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 
 namespace kubeon::metrics {
 
@@ -11,13 +12,6 @@ namespace {
 // REQUIRES: gap_ms > 0 (bucket 0 otherwise).
 int GapBucket(int64_t gap_ms) {
   return std::clamp(static_cast<int>(std::bit_width(static_cast<uint64_t>(gap_ms))) - 1, 0, kGapBuckets - 1);
-}
-
-// Counts one gap into bucket counters.  REQUIRES: gap_ms > 0.
-void CountGap(uint64_t* counts, int64_t* sums, int64_t gap_ms) {
-  const int b = GapBucket(gap_ms);
-  ++counts[b];
-  sums[b] += gap_ms;
 }
 
 // The rule of the file comment over bucket counters.
@@ -35,53 +29,74 @@ int64_t CoveredByBuckets(const uint64_t* counts, const int64_t* sums, uint64_t c
 
 }  // namespace
 
-void SampleGaps::AddToBuckets(int64_t gap_ms) { CountGap(counts_.data(), sums_.data(), gap_ms); }
+void SampleGaps::AddToBucket(int index, uint64_t count, int64_t sum) {
+  if (all_.empty()) {
+    FewBucket* const end = few_ + few_size_;
+    FewBucket* f = std::find_if(few_, end, [&](const FewBucket& b) { return b.index == index; });
+    if (f != end && count <= UINT32_MAX - f->count) {
+      f->count += static_cast<uint32_t>(count);
+      f->sum += sum;
+      return;
+    }
+    if (f == end && few_size_ < kFewGapBuckets && count <= UINT32_MAX) {
+      *f = FewBucket{sum, static_cast<uint32_t>(count), static_cast<uint8_t>(index)};
+      ++few_size_;
+      return;
+    }
+    UseAllBuckets();  // one bucket too many, or a count past 32 bits
+  }
+  all_[static_cast<size_t>(index)].count += count;
+  all_[static_cast<size_t>(index)].sum += sum;
+}
 
-void SampleGaps::UseBuckets() {
-  if (!counts_.empty()) return;
-  counts_.assign(kGapBuckets, 0);
-  sums_.assign(kGapBuckets, 0);
-  for (int64_t gap : small_) AddToBuckets(gap);
-  std::vector<int64_t>().swap(small_);
+void SampleGaps::UseAllBuckets() {
+  if (!all_.empty()) return;
+  all_.assign(kGapBuckets, Bucket{});
+  for (uint8_t i = 0; i < few_size_; ++i) {
+    all_[few_[i].index].count += few_[i].count;
+    all_[few_[i].index].sum += few_[i].sum;
+  }
+  few_size_ = 0;
 }
 
 void SampleGaps::Add(int64_t gap_ms) {
   if (gap_ms <= 0) return;
   ++count_;
-  if (counts_.empty() && small_.size() < kSmallGaps) {
-    if (small_.empty()) small_.reserve(kSmallGaps);
-    small_.push_back(gap_ms);
-    return;
-  }
-  UseBuckets();
-  AddToBuckets(gap_ms);
+  AddToBucket(GapBucket(gap_ms), 1, gap_ms);
 }
 
 void SampleGaps::Merge(const SampleGaps& other) {
   known_ms_ += other.known_ms_;
   if (other.count_ == 0) return;
   count_ += other.count_;
-  if (counts_.empty() && other.counts_.empty() && small_.size() + other.small_.size() <= kSmallGaps) {
-    small_.insert(small_.end(), other.small_.begin(), other.small_.end());
+  if (!other.all_.empty()) {
+    UseAllBuckets();
+    for (int b = 0; b < kGapBuckets; ++b) {
+      all_[static_cast<size_t>(b)].count += other.all_[static_cast<size_t>(b)].count;
+      all_[static_cast<size_t>(b)].sum += other.all_[static_cast<size_t>(b)].sum;
+    }
     return;
   }
-  UseBuckets();
-  if (other.counts_.empty()) {
-    for (int64_t gap : other.small_) AddToBuckets(gap);
-    return;
-  }
-  for (int b = 0; b < kGapBuckets; ++b) {
-    counts_[b] += other.counts_[b];
-    sums_[b] += other.sums_[b];
+  for (uint8_t i = 0; i < other.few_size_; ++i) {
+    AddToBucket(other.few_[i].index, other.few_[i].count, other.few_[i].sum);
   }
 }
 
 int64_t SampleGaps::CoveredMs() const {
   if (count_ < 2) return known_ms_;
-  if (!counts_.empty()) return CoveredByBuckets(counts_.data(), sums_.data(), count_, known_ms_);
   uint64_t counts[kGapBuckets] = {};
   int64_t sums[kGapBuckets] = {};
-  for (int64_t gap : small_) CountGap(counts, sums, gap);
+  if (!all_.empty()) {
+    for (int b = 0; b < kGapBuckets; ++b) {
+      counts[b] = all_[static_cast<size_t>(b)].count;
+      sums[b] = all_[static_cast<size_t>(b)].sum;
+    }
+  } else {
+    for (uint8_t i = 0; i < few_size_; ++i) {
+      counts[few_[i].index] += few_[i].count;
+      sums[few_[i].index] += few_[i].sum;
+    }
+  }
   return CoveredByBuckets(counts, sums, count_, known_ms_);
 }
 

@@ -15,11 +15,13 @@
 //     Longer gaps are holes.  Fewer than two gaps (three samples) cover
 //     nothing: two samples cannot tell an interval from a stray.
 //   * Covered time is at most last - first.
-//   * Memory is fixed: up to kSmallGaps gaps are kept as they are (a pod
-//     with a short history, the common case at cluster scale: 256 bytes
-//     instead of 768), then kGapBuckets counters; Merge() adds the counters
-//     (several files, pieces of a file read in parallel).  Both forms give
-//     the same CoveredMs (the small form is counted into buckets to answer).
+//   * Memory is fixed: the rule needs only each power-of-two bucket's count
+//     and sum of gaps.  Up to kFewGapBuckets buckets are kept in the object
+//     itself (a pod sampled at one interval meets one or two buckets, a few
+//     more with holes: no allocation, the common case at cluster scale),
+//     then all kGapBuckets counters (768 bytes on the heap).  Merge() adds
+//     the counters (several files, pieces of a file read in parallel).  Both
+//     forms hold the same counts, so they give the same CoveredMs.
 // Per workload (SampleCoverage): the union of its pods' coverage, each pod
 // taken as the stretch [last - covered, last]: replicas running at the same
 // time count once, pods that replaced each other add up.
@@ -35,8 +37,8 @@ namespace kubeon::metrics {
 inline constexpr int kGapFactor = 4;
 // Power-of-two gap buckets: bucket b holds gaps in [2^b, 2^(b+1)) ms.
 inline constexpr int kGapBuckets = 48;
-// SampleGaps keeps up to this many gaps as they are before counting buckets.
-inline constexpr size_t kSmallGaps = 32;
+// SampleGaps keeps up to this many buckets in the object before holding all.
+inline constexpr size_t kFewGapBuckets = 4;
 // SampleCoverage: stretches closer than this are joined.
 inline constexpr int64_t kMaxSampleGapMs = int64_t{2} * 3600 * 1000;
 // Most runs (stretches without a hole) kept per workload.
@@ -54,13 +56,24 @@ class SampleGaps {
   uint64_t count() const { return count_; }
 
  private:
-  // Moves the small form into the buckets.
-  void UseBuckets();
-  void AddToBuckets(int64_t gap_ms);
+  struct Bucket {
+    uint64_t count = 0;
+    int64_t sum = 0;  // of the gaps counted
+  };
+  // One of the few buckets kept in the object: its index, count and sum.
+  struct FewBucket {
+    int64_t sum = 0;
+    uint32_t count = 0;
+    uint8_t index = 0;
+  };
+  // Adds `count` gaps summing `sum` to bucket `index`.
+  void AddToBucket(int index, uint64_t count, int64_t sum);
+  // Moves the few buckets into all_ (kGapBuckets of them).
+  void UseAllBuckets();
 
-  std::vector<int64_t> small_;    // the gaps while counts_ is empty (at most kSmallGaps)
-  std::vector<uint64_t> counts_;  // empty, or kGapBuckets entries
-  std::vector<int64_t> sums_;     // parallel to counts_
+  FewBucket few_[kFewGapBuckets] = {};  // while all_ is empty: few_[0, few_size_)
+  uint8_t few_size_ = 0;
+  std::vector<Bucket> all_;  // empty, or kGapBuckets entries
   uint64_t count_ = 0;
   int64_t known_ms_ = 0;
 };

@@ -15,6 +15,7 @@
 #include "plan/mig_packer.h"
 #include "plan/node_choice.h"
 #include "plan/operator_fit.h"
+#include "plan/ref_order.h"
 #include "plan/schedule.h"
 #include "plan/sizing.h"
 #include "plan/ts_packer.h"
@@ -947,12 +948,13 @@ class Planner {
       if (w.d.decision != Decision::kUnchanged) a.product_labels = Facts(w.pool).products;
       works_for_artifacts_.push_back(std::move(a));
     }
-    // In WorkloadRef order, sorting indices rather than the decisions (large
-    // to swap); the refs are unique (one WorkState per ref).
-    std::vector<size_t> order(works_.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::sort(order.begin(), order.end(), [this](size_t a, size_t b) { return works_[a].d.ref < works_[b].d.ref; });
-    for (size_t i : order) plan_.workloads.push_back(std::move(works_[i].d));
+    // In WorkloadRef order (ref_order.h), moving the decisions once; the refs
+    // are unique (one WorkState per ref).
+    std::vector<const model::WorkloadRef*> refs;
+    refs.reserve(works_.size());
+    for (const auto& w : works_) refs.push_back(&w.d.ref);
+    plan_.workloads.reserve(plan_.workloads.size() + works_.size());
+    for (size_t i : RefOrder(refs)) plan_.workloads.push_back(std::move(works_[i].d));
   }
 
   const model::Cluster& cluster_;

@@ -145,7 +145,7 @@ TEST(SampleGapsTest, CountsPastThirtyTwoBitsStayExact) {
   SampleGaps g;
   g.Add(30 * 1000);
   g.Add(30 * 1000);
-  g.Add(40 * kDay);  // a hole: counted only if the median's bucket were lost
+  g.Add(40 * 30 * 1000);  // a hole (40 intervals): counted only if the median's bucket were lost
   for (int i = 0; i < 33; ++i) {
     const SampleGaps copy = g;
     g.Merge(copy);

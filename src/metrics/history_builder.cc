@@ -25,8 +25,8 @@ std::string Quote(std::string_view text) {
   return out;
 }
 
-void AssignIfDifferent(std::string& dst, const std::string& src) {
-  if (dst != src) dst = src;
+void AssignIfDifferent(std::string& dst, std::string_view src) {
+  if (dst != src) dst.assign(src);
 }
 
 }  // namespace
@@ -100,9 +100,9 @@ const Series* HistoryBuilder::MatchPredicted(std::string_view text, char termina
     return last_series_;
   }
   Series* next = last_series_->successor;
-  if (next != nullptr && KeyThenTerminator(text, next->key, terminator)) {
-    SetLast(next, next->key);
-    *key_size = next->key.size();
+  if (next != nullptr && KeyThenTerminator(text, next->key(), terminator)) {
+    SetLast(next, next->key());
+    *key_size = next->key_size;
     return next;
   }
   return nullptr;
@@ -112,18 +112,18 @@ const Series* HistoryBuilder::Find(std::string_view key) {
   if (last_series_ != nullptr) {
     if (key == last_key_) return last_series_;
     Series* next = last_series_->successor;
-    if (next != nullptr && key == next->key) {
-      SetLast(next, next->key);
+    if (next != nullptr && key == next->key()) {
+      SetLast(next, next->key());
       return next;
     }
   }
   auto it = series_.find(key);
   if (it == series_.end()) return nullptr;
-  SetLast(&it->second, it->first);
+  SetLast(it->second, it->first);
   return last_series_;
 }
 
-bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char** error) {
+bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, Series* out, const char** error) {
   // Labels reach the report (JSON/YAML: UTF-8 only); Prometheus requires
   // UTF-8 label values too.  Checked once per series, not per line.
   for (std::string_view v : {labels.namespace_, labels.pod, labels.container, labels.exported_namespace,
@@ -149,12 +149,32 @@ bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char
     *error = "label pod without namespace";
     return false;
   }
+  // Key and values in one text, offsets in 32 bits (a line is at most
+  // 1 MiB, a CSV row's cells likewise).
+  if (key.size() + labels.hostname.size() + labels.uuid.size() + labels.model_name.size() +
+          labels.mig_profile.size() + container.size() > UINT32_MAX) {
+    *error = "the series' labels are longer than 4 GiB";
+    return false;
+  }
   out->id = next_series_id_++;
-  out->hostname.assign(labels.hostname);
-  out->uuid.assign(labels.uuid);
-  out->model_name.assign(labels.model_name);
-  out->mig_profile.assign(labels.mig_profile);
-  out->container.assign(container);
+  out->text.assign(key);
+  out->key_size = static_cast<uint32_t>(key.size());
+  // A value lying inside `key` (the same line's text, unescaped) is a span
+  // of it; any other is appended.
+  auto span = [&](std::string_view v) {
+    if (v.empty()) return Series::Span{};
+    if (v.data() >= key.data() && v.data() + v.size() <= key.data() + key.size()) {
+      return Series::Span{static_cast<uint32_t>(v.data() - key.data()), static_cast<uint32_t>(v.size())};
+    }
+    const Series::Span at{static_cast<uint32_t>(out->text.size()), static_cast<uint32_t>(v.size())};
+    out->text.append(v);
+    return at;
+  };
+  out->hostname = span(labels.hostname);
+  out->uuid = span(labels.uuid);
+  out->model_name = span(labels.model_name);
+  out->mig_profile = span(labels.mig_profile);
+  out->container = span(container);
   out->device.clear();
   if (!labels.uuid.empty()) {
     out->device.assign(labels.uuid);
@@ -184,28 +204,30 @@ bool HistoryBuilder::Resolve(const SeriesLabels& labels, Series* out, const char
 const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labels,
                                   const char** error) {
   if (series_.size() < options_.max_cached_series) {
-    Series series;
-    if (!Resolve(labels, &series, error)) return nullptr;
-    auto [it, inserted] = series_.try_emplace(std::string(key), std::move(series));
-    it->second.cached = true;
-    it->second.key = it->first;
-    SetLast(&it->second, it->first);
+    Series& series = cached_.emplace_back();
+    if (!Resolve(key, labels, &series, error)) {
+      cached_.pop_back();
+      return nullptr;
+    }
+    series.cached = true;
+    auto [it, inserted] = series_.try_emplace(series.key(), &series);
+    if (!inserted) cached_.pop_back();  // already cached (the REQUIRES broken): keep the first
+    SetLast(it->second, it->first);
     return last_series_;
   }
-  if (!Resolve(labels, &uncached_, error)) return nullptr;
-  uncached_key_.assign(key);
-  SetLast(&uncached_, uncached_key_);
+  if (!Resolve(key, labels, &uncached_, error)) return nullptr;
+  SetLast(&uncached_, uncached_.key());
   return last_series_;
 }
 
 void HistoryBuilder::ApplySeries(Slot& slot, const Series& series) {
   slot.last_series = series.id;
   PodUsage& u = slot.node->second;
-  AssignIfDifferent(u.hostname, series.hostname);
-  AssignIfDifferent(u.gpu_uuid, series.uuid);
-  AssignIfDifferent(u.model_name, series.model_name);
-  AssignIfDifferent(u.mig_profile, series.mig_profile);
-  AssignIfDifferent(u.container, series.container);
+  AssignIfDifferent(u.hostname, series.Value(series.hostname));
+  AssignIfDifferent(u.gpu_uuid, series.Value(series.uuid));
+  AssignIfDifferent(u.model_name, series.Value(series.model_name));
+  AssignIfDifferent(u.mig_profile, series.Value(series.mig_profile));
+  AssignIfDifferent(u.container, series.Value(series.container));
   if (!series.device.empty()) u.gpus.insert(series.device);
 }
 
@@ -307,6 +329,7 @@ History HistoryBuilder::TakeHistory() {
   last_series_ = nullptr;
   last_key_ = {};
   series_.clear();
+  cached_.clear();
   return history;
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,15 +48,28 @@ struct SeriesLabels {
   std::string_view* Field(std::string_view name);
 };
 
+// A resolved series.  Its label values are kept as spans of one text: the
+// series' key first (the values written in it as they are point into it,
+// nothing copied), then the values that are not (escaped in the key, or not
+// part of it), one allocation in all.
 struct Series {
+  struct Span {
+    uint32_t at = 0;
+    uint32_t size = 0;
+  };
   int32_t pod = -1;  // pod slot, -1 = no pod (idle GPU)
   uint32_t id = 0;   // unique per resolution
-  std::string hostname, uuid, model_name, mig_profile, container, device;
-  // Cached series only: the cache's key, and the series that followed this
-  // one last time (files written time by time repeat one order of series).
+  std::string text;  // the key (key_size bytes), then values not found in it
+  uint32_t key_size = 0;
+  Span hostname, uuid, model_name, mig_profile, container;
+  std::string device;  // "" when the labels name no device
+  // Cached series only: the series that followed this one last time (files
+  // written time by time repeat one order of series).
   bool cached = false;
-  std::string_view key;
   Series* successor = nullptr;
+
+  std::string_view key() const { return std::string_view(text.data(), key_size); }
+  std::string_view Value(Span s) const { return std::string_view(text.data() + s.at, s.size); }
 };
 
 // Now, Unix milliseconds (the default IngestOptions::now_ms).
@@ -82,6 +96,8 @@ class HistoryBuilder {
   // Resolves labels into a series (cached under key when there is room).
   // Returns nullptr and sets *error when the labels cannot name a pod
   // consistently (e.g. a pod without its namespace).
+  // REQUIRES: Find(key) returned nullptr; the views in `labels` are of the
+  // same line as `key` or of memory that outlives the call.
   const Series* Add(std::string_view key, const SeriesLabels& labels, const char** error);
 
   // nullptr when a sample may carry timestamp ts_ms, else the reason it may
@@ -137,7 +153,8 @@ class HistoryBuilder {
     bool operator()(std::string_view a, std::string_view b) const { return a == b; }
   };
 
-  bool Resolve(const SeriesLabels& labels, Series* out, const char** error);
+  // Resolves the labels of the series `key` into *out (its text rebuilt).
+  bool Resolve(std::string_view key, const SeriesLabels& labels, Series* out, const char** error);
   // Makes s the previous line's series, linking it as the successor of the
   // one before when both are cached.
   void SetLast(Series* s, std::string_view key);
@@ -153,11 +170,12 @@ class HistoryBuilder {
   History history_;
   std::vector<Slot> slots_;
   std::map<PodView, int32_t> slot_of_;
-  std::unordered_map<std::string, Series, ViewHash, ViewEq> series_;
-  // Key of the previous line's series: a view of the map's own key, or of
-  // uncached_key_ when the series is not cached.
+  // The cached series (a deque: they never move) and the cache, keyed by
+  // views of their keys.
+  std::deque<Series> cached_;
+  std::unordered_map<std::string_view, Series*, ViewHash, ViewEq> series_;
+  // Key of the previous line's series: last_series_->key().
   std::string_view last_key_;
-  std::string uncached_key_;
   Series* last_series_ = nullptr;
   Series uncached_;  // used when the cache is full
   uint32_t next_series_id_ = 0;

@@ -111,7 +111,10 @@ TEST(OpenMetricsReaderTest, PodWithoutNamespaceIsBadAndSeriesWithoutPodIsUnattri
 
 TEST(OpenMetricsReaderTest, EscapedLabelValuesAreUnescaped) {
   std::string text =
-      R"(DCGM_FI_DEV_FB_USED{modelName="NVIDIA A100-SXM4-40GB",namespace="ns, with comma",pod="p\"q\\r}s\nt",container="c",UUID="GPU-\x"} 2.5e3 1793527200.5)"
+      R"(DCGM_FI_DEV_FB_USED{modelName="NVIDIA A100-SXM4-40GB",namespace="ns, with comma",pod="p\"q\\r}s\nt",container="c\\d",Hostname="h\"1",UUID="GPU-\x"} 2.5e3 1793527200.5)"
+      "\n"
+      // The same series again (its cached labels, escaped values included).
+      R"(DCGM_FI_DEV_FB_USED{modelName="NVIDIA A100-SXM4-40GB",namespace="ns, with comma",pod="p\"q\\r}s\nt",container="c\\d",Hostname="h\"1",UUID="GPU-\x"} 100 1793527230)"
       "\n";
   auto h = ReadOm(text);
   ASSERT_TRUE(h.ok()) << h.status().message();
@@ -121,8 +124,12 @@ TEST(OpenMetricsReaderTest, EscapedLabelValuesAreUnescaped) {
   EXPECT_EQ(key.pod, "p\"q\\r}s\nt");
   EXPECT_EQ(u.model_name, "NVIDIA A100-SXM4-40GB");
   EXPECT_EQ(u.gpu_uuid, "GPU-\\x");  // unknown escapes stay as written
+  EXPECT_EQ(u.container, "c\\d");
+  EXPECT_EQ(u.hostname, "h\"1");
+  EXPECT_EQ(u.gpus, std::set<std::string>({"GPU-\\x"}));
   EXPECT_EQ(u.peak_memory_mib, 2500);
   EXPECT_EQ(u.first_ts_ms, 1793527200500);
+  EXPECT_EQ(u.samples, 2u);
 }
 
 TEST(OpenMetricsReaderTest, WhitespaceTrailingCommaAndExemplarsAreAccepted) {

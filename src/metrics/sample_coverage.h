@@ -50,6 +50,7 @@ class SampleGaps {
   void Add(int64_t gap_ms);
   // A stretch known to be covered as a whole (a server's first..last).
   void AddSpan(int64_t ms) { known_ms_ += ms; }
+  // REQUIRES: &other != this.
   void Merge(const SampleGaps& other);
   // Covered milliseconds by the rule above (before the last - first cap).
   int64_t CoveredMs() const;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <utility>
 
 #include "metrics/message_text.h"
@@ -163,7 +164,9 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
   // of it; any other is appended.
   auto span = [&](std::string_view v) {
     if (v.empty()) return Series::Span{};
-    if (v.data() >= key.data() && v.data() + v.size() <= key.data() + key.size()) {
+    // std::less_equal: a total order even for pointers into different buffers.
+    const std::less_equal<const char*> le;
+    if (le(key.data(), v.data()) && le(v.data() + v.size(), key.data() + key.size())) {
       return Series::Span{static_cast<uint32_t>(v.data() - key.data()), static_cast<uint32_t>(v.size())};
     }
     const Series::Span at{static_cast<uint32_t>(out->text.size()), static_cast<uint32_t>(v.size())};

@@ -1,23 +1,32 @@
 // See first_index.h for the contract.
 #include "model/first_index.h"
 
+#include <cstring>
 #include <functional>
 
 namespace kubeon::model {
 
 std::optional<size_t> FirstIndex::FindOrAdd(std::string_view key, size_t index) {
   if ((size_ + 1) * 2 > slots_.size()) Grow();
-  const uint64_t hash = std::hash<std::string_view>{}(key);
+  const auto hash = static_cast<uint32_t>(std::hash<std::string_view>{}(key));
   const size_t mask = slots_.size() - 1;
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     Slot& s = slots_[i];
-    if (!s.used) {
-      s = Slot{hash, arena_.size(), static_cast<uint32_t>(key.size()), true, index};
+    if (s.entry == 0) {
+      const uint64_t at = arena_.size();
+      const uint64_t stored = index;
+      arena_.append(reinterpret_cast<const char*>(&stored), sizeof(stored));
       arena_.append(key);
+      s = Slot{at + 1, hash, static_cast<uint32_t>(key.size())};
       ++size_;
       return std::nullopt;
     }
-    if (s.hash == hash && std::string_view(arena_).substr(s.offset, s.length) == key) return s.index;
+    if (s.hash != hash || s.length != key.size()) continue;
+    const char* entry = arena_.data() + (s.entry - 1);
+    if (std::string_view(entry + sizeof(uint64_t), s.length) != key) continue;
+    uint64_t first = 0;
+    std::memcpy(&first, entry, sizeof(first));
+    return static_cast<size_t>(first);
   }
 }
 
@@ -26,9 +35,9 @@ void FirstIndex::Grow() {
   slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
   const size_t mask = slots_.size() - 1;
   for (const Slot& s : old) {
-    if (!s.used) continue;
+    if (s.entry == 0) continue;
     size_t i = s.hash & mask;
-    while (slots_[i].used) i = (i + 1) & mask;
+    while (slots_[i].entry != 0) i = (i + 1) & mask;
     slots_[i] = s;
   }
 }

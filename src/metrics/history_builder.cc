@@ -78,12 +78,11 @@ HistoryBuilder::HistoryBuilder(const IngestOptions& options, std::string source)
       latest_ms_((options.now_ms != 0 ? options.now_ms : WallClockMs()) + kMaxClockSkewMs),
       source_(std::move(source)) {}
 
-void HistoryBuilder::SetLast(Series* s, std::string_view key) {
+void HistoryBuilder::SetLast(Series* s) {
   if (last_series_ != nullptr && last_series_ != s && last_series_->cached && s->cached) {
     last_series_->successor = s;
   }
   last_series_ = s;
-  last_key_ = key;
 }
 
 namespace {
@@ -96,13 +95,13 @@ bool KeyThenTerminator(std::string_view text, std::string_view key, char termina
 const Series* HistoryBuilder::MatchPredicted(std::string_view text, char terminator,
                                              size_t* key_size) {
   if (last_series_ == nullptr) return nullptr;
-  if (KeyThenTerminator(text, last_key_, terminator)) {
-    *key_size = last_key_.size();
+  if (KeyThenTerminator(text, last_series_->key(), terminator)) {
+    *key_size = last_series_->key_size;
     return last_series_;
   }
   Series* next = last_series_->successor;
   if (next != nullptr && KeyThenTerminator(text, next->key(), terminator)) {
-    SetLast(next, next->key());
+    SetLast(next);
     *key_size = next->key_size;
     return next;
   }
@@ -111,16 +110,16 @@ const Series* HistoryBuilder::MatchPredicted(std::string_view text, char termina
 
 const Series* HistoryBuilder::Find(std::string_view key) {
   if (last_series_ != nullptr) {
-    if (key == last_key_) return last_series_;
+    if (key == last_series_->key()) return last_series_;
     Series* next = last_series_->successor;
     if (next != nullptr && key == next->key()) {
-      SetLast(next, next->key());
+      SetLast(next);
       return next;
     }
   }
   auto it = series_.find(key);
   if (it == series_.end()) return nullptr;
-  SetLast(it->second, it->first);
+  SetLast(it->second);
   return last_series_;
 }
 
@@ -215,11 +214,11 @@ const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labe
     series.cached = true;
     auto [it, inserted] = series_.try_emplace(series.key(), &series);
     if (!inserted) cached_.pop_back();  // already cached (the REQUIRES broken): keep the first
-    SetLast(it->second, it->first);
+    SetLast(it->second);
     return last_series_;
   }
   if (!Resolve(key, labels, &uncached_, error)) return nullptr;
-  SetLast(&uncached_, uncached_.key());
+  SetLast(&uncached_);
   return last_series_;
 }
 
@@ -330,7 +329,6 @@ History HistoryBuilder::TakeHistory() {
   history.source = source_;
   history.stats = std::move(stats_);
   last_series_ = nullptr;
-  last_key_ = {};
   series_.clear();
   cached_.clear();
   return history;

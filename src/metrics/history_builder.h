@@ -157,7 +157,7 @@ class HistoryBuilder {
   bool Resolve(std::string_view key, const SeriesLabels& labels, Series* out, const char** error);
   // Makes s the previous line's series, linking it as the successor of the
   // one before when both are cached.
-  void SetLast(Series* s, std::string_view key);
+  void SetLast(Series* s);
   void ApplySeries(Slot& slot, const Series& series);
 
   IngestOptions options_;
@@ -174,9 +174,7 @@ class HistoryBuilder {
   // views of their keys.
   std::deque<Series> cached_;
   std::unordered_map<std::string_view, Series*, ViewHash, ViewEq> series_;
-  // Key of the previous line's series: last_series_->key().
-  std::string_view last_key_;
-  Series* last_series_ = nullptr;
+  Series* last_series_ = nullptr;  // the previous line's series
   Series uncached_;  // used when the cache is full
   uint32_t next_series_id_ = 0;
   std::string last_metric_seen_;

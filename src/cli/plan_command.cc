@@ -257,10 +257,12 @@ Status ReadHistoryInputs(const PlanArgs& a, double lookback_hours, const std::at
   }
   metrics::IngestOptions ingest;
   ingest.stop = &stop;
-  // While a snapshot file is parsed on the other core, one reading thread: a
-  // second piece would meet every pod again (per-pod state twice, then a
-  // merge) for little gain (BENCHMARKS.md (g)).  Alone, all cores.
+  // While a snapshot file is parsed on the other core, one reading thread
+  // that reads too: a second piece would meet every pod again (per-pod state
+  // twice, then a merge), and a thread reading ahead would compete with the
+  // parse for the cores (BENCHMARKS.md (g)).  Alone, all cores.
   ingest.threads = a.from_cluster ? 0 : 1;
+  ingest.read_ahead = a.from_cluster;
   bool first = true;
   for (const auto& f : a.metrics_files) {
     auto t = Clock::now();

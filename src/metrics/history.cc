@@ -20,6 +20,7 @@
 #include "metrics/csv_reader.h"
 #include "metrics/history_builder.h"
 #include "metrics/openmetrics_reader.h"
+#include "metrics/read_ahead.h"
 #include "metrics/sample_parse.h"
 
 namespace kubeon::metrics {
@@ -120,19 +121,33 @@ class Fd {
 
 bool Stopped(const std::atomic<bool>* stop) { return stop != nullptr && stop->load(std::memory_order_relaxed); }
 
+// Feeds `reader` the first `first` bytes already in buf, then the rest of
+// the file from its position: a chunk ahead on a second thread when
+// `read_ahead` (a regular file: its reads never block for ever), else on
+// this one.
 template <typename Reader>
-Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t first,
-                       const std::string& path, const std::atomic<bool>* stop) {
-  size_t n = first;
-  while (n > 0) {
-    reader.Feed(std::string_view(buf.data(), n));
-    if (n < buf.size()) break;  // short read: end of file
+Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t first, const std::string& path,
+                       const std::atomic<bool>* stop, bool read_ahead) {
+  if (first > 0) reader.Feed(std::string_view(buf.data(), first));
+  if (first < buf.size()) return reader.Finish();  // short read: end of file
+  if (read_ahead) {
+    internal::ReadAhead ahead(
+        kReadBuffer, [fd](std::vector<char>& b) { return ReadFull(fd, b); }, stop);
+    for (std::string_view chunk = ahead.Next(); !chunk.empty(); chunk = ahead.Next()) {
+      reader.Feed(chunk);
+      if (Stopped(stop)) return Status::Error(path + ": " + kStoppedMessage);
+    }
+    if (ahead.error() == ECANCELED) return Status::Error(path + ": " + kStoppedMessage);
+    if (ahead.error() != 0) return Status::Error(path + ": read error: " + std::strerror(ahead.error()));
+    return reader.Finish();
+  }
+  while (true) {
     if (Stopped(stop)) return Status::Error(path + ": " + kStoppedMessage);
     ssize_t got = ReadFull(fd, buf);
     if (got < 0) return Status::Error(path + ": read error: " + std::strerror(errno));
-    n = static_cast<size_t>(got);
+    if (got > 0) reader.Feed(std::string_view(buf.data(), static_cast<size_t>(got)));
+    if (static_cast<size_t>(got) < buf.size()) return reader.Finish();
   }
-  return reader.Finish();
 }
 
 unsigned PieceCount(const IngestOptions& options, uint64_t size) {
@@ -265,12 +280,12 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& gi
   if (first < 0) return Status::Error(path + ": read error: " + std::strerror(errno));
   Format format = FormatFromContent(std::string_view(buf.data(), static_cast<size_t>(first)));
   if (format == Format::kUnknown) format = FormatFromExtension(path);
+  struct stat st {};
+  const bool regular = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode);
+  const bool read_ahead = regular && options.read_ahead;
   switch (format) {
     case Format::kOpenMetrics: {
-      struct stat st {};
-      const unsigned pieces = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode)
-                                  ? PieceCount(options, static_cast<uint64_t>(st.st_size))
-                                  : 1;
+      const unsigned pieces = regular ? PieceCount(options, static_cast<uint64_t>(st.st_size)) : 1;
       if (pieces > 1) {
         Result<std::optional<History>> h =
             ReadOpenMetricsInPieces(fd.get(), static_cast<uint64_t>(st.st_size), pieces, path, options);
@@ -279,11 +294,12 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& gi
         // `# EOF` before the last piece: read it all as one stream (pread
         // left the file offset just after the first buffer).
       }
-      return Stream(OpenMetricsReader(options, path), fd.get(), buf,
-                    static_cast<size_t>(first), path, options.stop);
+      return Stream(OpenMetricsReader(options, path), fd.get(), buf, static_cast<size_t>(first), path,
+                    options.stop, read_ahead);
     }
     case Format::kCsv:
-      return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path, options.stop);
+      return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path, options.stop,
+                    read_ahead);
     case Format::kUnknown:
       break;
   }

@@ -156,6 +156,11 @@ struct IngestOptions {
   // most 8; 1 = never split.  CSV is always read by one thread.
   unsigned threads = 0;
   uint64_t parallel_min_bytes = uint64_t{32} << 20;
+  // A regular file read as one piece (one thread, a small file, CSV) is
+  // read a 1 MiB chunk ahead on a second thread, so that the copy from the
+  // page cache overlaps the parsing (read_ahead.h; 1 MiB more memory);
+  // false = the parsing thread reads too.  The result is the same.
+  bool read_ahead = true;
   // Called with every accepted DCGM_FI_DEV_FB_USED sample (the pod it is
   // attributed to, Unix ms, MiB as read); empty = never.  It does not change
   // the History.  The reviewer page reads one workload's memory series back

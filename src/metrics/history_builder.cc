@@ -109,6 +109,7 @@ const Series* HistoryBuilder::MatchPredicted(std::string_view text, char termina
 }
 
 const Series* HistoryBuilder::Find(std::string_view key) {
+  missed_key_ = {};
   if (last_series_ != nullptr) {
     if (key == last_series_->key()) return last_series_;
     Series* next = last_series_->successor;
@@ -117,9 +118,14 @@ const Series* HistoryBuilder::Find(std::string_view key) {
       return next;
     }
   }
-  auto it = series_.find(key);
-  if (it == series_.end()) return nullptr;
-  SetLast(it->second);
+  const uint64_t hash = ViewIndex<Series>::Hash(key);
+  Series* found = series_.Find(key, hash);
+  if (found == nullptr) {
+    missed_key_ = key;
+    missed_hash_ = hash;
+    return nullptr;
+  }
+  SetLast(found);
   return last_series_;
 }
 
@@ -206,15 +212,21 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
 const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labels,
                                   const char** error) {
   if (series_.size() < options_.max_cached_series) {
+    const bool missed = key.data() == missed_key_.data() && key.size() == missed_key_.size();
+    const uint64_t hash = missed ? missed_hash_ : ViewIndex<Series>::Hash(key);
+    missed_key_ = {};
+    if (Series* known = series_.Find(key, hash); known != nullptr) {
+      SetLast(known);  // already cached (the REQUIRES broken): keep the first
+      return last_series_;
+    }
     Series& series = cached_.emplace_back();
     if (!Resolve(key, labels, &series, error)) {
       cached_.pop_back();
       return nullptr;
     }
     series.cached = true;
-    auto [it, inserted] = series_.try_emplace(series.key(), &series);
-    if (!inserted) cached_.pop_back();  // already cached (the REQUIRES broken): keep the first
-    SetLast(it->second);
+    series_.Insert(series.key(), hash, &series);
+    SetLast(&series);
     return last_series_;
   }
   if (!Resolve(key, labels, &uncached_, error)) return nullptr;
@@ -329,7 +341,8 @@ History HistoryBuilder::TakeHistory() {
   history.source = source_;
   history.stats = std::move(stats_);
   last_series_ = nullptr;
-  series_.clear();
+  series_.Clear();
+  missed_key_ = {};
   cached_.clear();
   return history;
 }

@@ -7,8 +7,9 @@
 //     label cells joined) and, on a miss, the parsed labels.  Find() checks
 //     the series of the previous line first (files written series by series
 //     repeat it), then that series' successor the last time (files written
-//     time by time repeat one order of series), then a hash map; all are
-//     lookups by view, so a hit allocates nothing.
+//     time by time repeat one order of series), then an open-addressed
+//     index (view_index.h); all are lookups by view, so a hit allocates
+//     nothing, and a key that missed is not hashed again when it is added.
 //   * Memory depends on the number of distinct series and pods, never on the
 //     number of samples: at most IngestOptions::max_cached_series series are
 //     cached; past that, series are resolved again on every line (slower,
@@ -27,12 +28,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "metrics/history.h"
 #include "metrics/sample_parse.h"
+#include "metrics/view_index.h"
 #include "model/status.h"
 
 namespace kubeon::metrics::internal {
@@ -113,6 +114,8 @@ class HistoryBuilder {
   void Unattributed() { ++stats_.unattributed_lines; }
   // A sample of a metric that is not used.
   void Ignored(std::string_view metric_name);
+  // Ignored(name) again, for a name already passed to Ignored.
+  void Ignored() { ++stats_.ignored_metric_lines; }
   // A used metric name was seen (for IngestStats::metrics_seen).
   void SeenMetric(std::string_view metric_name);
   // Counts a bad line and keeps the first kMaxBadExamples reasons.  `detail`
@@ -144,15 +147,6 @@ class HistoryBuilder {
   };
   // (namespace, pod) as views of the key of a history_.pods entry.
   using PodView = std::pair<std::string_view, std::string_view>;
-  struct ViewHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
-  };
-  struct ViewEq {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
-  };
-
   // Resolves the labels of the series `key` into *out (its text rebuilt).
   bool Resolve(std::string_view key, const SeriesLabels& labels, Series* out, const char** error);
   // Makes s the previous line's series, linking it as the successor of the
@@ -171,9 +165,12 @@ class HistoryBuilder {
   std::vector<Slot> slots_;
   std::map<PodView, int32_t> slot_of_;
   // The cached series (a deque: they never move) and the cache, keyed by
-  // views of their keys.
+  // views of their keys.  The key that Find() last missed and its hash:
+  // Add() of that key (its REQUIRES) does not hash it again.
   std::deque<Series> cached_;
-  std::unordered_map<std::string_view, Series*, ViewHash, ViewEq> series_;
+  ViewIndex<Series> series_;
+  std::string_view missed_key_;
+  uint64_t missed_hash_ = 0;
   Series* last_series_ = nullptr;  // the previous line's series
   Series uncached_;  // used when the cache is full
   uint32_t next_series_id_ = 0;

@@ -300,20 +300,60 @@ TEST(ReadHistoryFileTest, MissingFileIsNamed) {
   EXPECT_EQ(h.status().message().rfind("/nonexistent/dir/h.om: cannot open: ", 0), 0u);
 }
 
+// Files of more than one 1 MiB read, OpenMetrics and CSV, read a chunk
+// ahead on a second thread and by the parsing thread alone: what the reader
+// makes of the whole text at once.
 TEST(ReadHistoryFileTest, FilesLargerThanTheBufferStream) {
   TempDir dir;
+  for (auto format : {SyntheticOptions::Format::kOpenMetrics, SyntheticOptions::Format::kCsv}) {
+    SyntheticOptions o;
+    o.series = 97;
+    const bool csv = format == SyntheticOptions::Format::kCsv;
+    o.samples_per_series = csv ? 700 : 70;  // about 2.5 MiB: three buffer fills
+    o.order = SyntheticOptions::Order::kTime;
+    o.format = format;
+    std::string text = *SyntheticHistoryText(o);
+    ASSERT_GT(text.size(), 2u << 20);
+    auto want = csv ? testing::ReadText<CsvReader>(text, 0, IngestOptions(), "big")
+                    : testing::ReadText<OpenMetricsReader>(text, 0, IngestOptions(), "big");
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    EXPECT_EQ(want->stats.samples, ExpectedCounts(o).samples);
+    const std::string path = dir.Write(csv ? "big.csv" : "big.om", text);
+    for (bool read_ahead : {true, false}) {
+      IngestOptions options;
+      options.threads = 1;
+      options.read_ahead = read_ahead;
+      auto h = ReadHistoryFile(path, options);
+      ASSERT_TRUE(h.ok()) << h.status().message();
+      EXPECT_EQ(testing::DescribePods(*h), testing::DescribePods(*want)) << path << " read_ahead " << read_ahead;
+      EXPECT_EQ(testing::DescribeStats(h->stats), testing::DescribeStats(want->stats)) << path;
+    }
+  }
+}
+
+// A file of exactly two 1 MiB reads: the last read finds nothing, and the
+// stream ends there, with nothing lost or read twice.
+TEST(ReadHistoryFileTest, FileOfWholeBuffersEndsAfterTheLastOne) {
+  TempDir dir;
   SyntheticOptions o;
-  o.series = 97;
-  o.samples_per_series = 70;  // about 2.5 MiB: three buffer fills
-  o.order = SyntheticOptions::Order::kTime;
-  std::string om = *SyntheticHistoryText(o);
-  ASSERT_GT(om.size(), 2u << 20);
-  auto want = testing::ReadText<OpenMetricsReader>(om, 0, IngestOptions(), "big.om");
-  auto h = ReadHistoryFile(dir.Write("big.om", om), IngestOptions());
-  ASSERT_TRUE(h.ok() && want.ok());
-  EXPECT_EQ(testing::DescribePods(*h), testing::DescribePods(*want));
-  EXPECT_EQ(testing::DescribeStats(h->stats), testing::DescribeStats(want->stats));
-  EXPECT_EQ(h->stats.samples, ExpectedCounts(o).samples);
+  o.series = 40;
+  o.samples_per_series = 70;
+  std::string text = *SyntheticHistoryText(o);
+  const size_t want_size = size_t{2} << 20;
+  ASSERT_LT(text.size() + 2, want_size);
+  ASSERT_EQ(text.back(), '\n');
+  text += "# " + std::string(want_size - text.size() - 3, 'p') + "\n";
+  ASSERT_EQ(text.size(), want_size);
+  const std::string path = dir.Write("whole.om", text);
+  for (bool read_ahead : {true, false}) {
+    IngestOptions options;
+    options.threads = 1;
+    options.read_ahead = read_ahead;
+    auto h = ReadHistoryFile(path, options);
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    EXPECT_EQ(h->stats.samples, ExpectedCounts(o).samples) << "read_ahead " << read_ahead;
+    EXPECT_EQ(h->stats.bad_lines, 0u);
+  }
 }
 
 // IngestOptions::stop: once set, the read ends with kStoppedMessage (one
@@ -325,9 +365,10 @@ TEST(ReadHistoryFileTest, StopEndsTheReadWithItsOwnError) {
   o.samples_per_series = 70;  // about 2.5 MiB: more than one buffer
   const std::string path = dir.Write("big.om", *SyntheticHistoryText(o));
   std::atomic<bool> stop{false};
-  for (unsigned threads : {1u, 2u}) {
+  for (unsigned threads : {1u, 2u, 0u}) {
     IngestOptions options;
-    options.threads = threads;
+    options.threads = threads == 0 ? 1 : threads;
+    options.read_ahead = threads == 1;  // 0: one thread that reads too
     options.parallel_min_bytes = 0;
     options.stop = &stop;
     stop = false;

@@ -41,8 +41,7 @@ size_t SkipBlanks(std::string_view s, size_t i) {
 }
 
 size_t TokenEnd(std::string_view s, size_t i) {
-  while (i < s.size() && !IsBlank(s[i])) ++i;
-  return i;
+  return static_cast<size_t>(internal::FindAny2(s.data() + i, s.data() + s.size(), ' ', '\t') - s.data());
 }
 
 // Position of the closing quote of a label value whose content starts at
@@ -134,6 +133,10 @@ class OpenMetricsReader::Impl {
   internal::HistoryBuilder builder_;
   internal::LineSplitter lines_;
   std::array<std::string, 16> unescaped_;  // storage for escaped label values of one line
+  // The metric name of the last line that had a well-formed one, and its
+  // class; it has been passed to the builder (SeenMetric or Ignored).
+  std::string last_name_;
+  Metric last_metric_ = Metric::kOther;
   bool starts_file_ = true;
   bool eof_ = false;
 };
@@ -196,24 +199,38 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     builder_.BadLine(number, "data after # EOF");
     return;
   }
-  // Metric name.
-  size_t name_start = i;
-  while (i < line.size() && kChars.metric[static_cast<unsigned char>(line[i])]) ++i;
-  if (i == name_start || (line[name_start] >= '0' && line[name_start] <= '9')) {
-    builder_.BadLine(number, "line does not start with a metric name", line);
-    return;
+  // Metric name: most lines repeat the previous one's, already checked,
+  // classified and recorded.
+  Metric metric = last_metric_;
+  if (const size_t n = last_name_.size();
+      n > 0 && line.size() - i >= n && std::memcmp(line.data() + i, last_name_.data(), n) == 0 &&
+      (line.size() - i == n || line[i + n] == '{' || IsBlank(line[i + n]))) {
+    i += n;
+    if (metric == Metric::kOther) {
+      builder_.Ignored();
+      return;
+    }
+  } else {
+    size_t name_start = i;
+    while (i < line.size() && kChars.metric[static_cast<unsigned char>(line[i])]) ++i;
+    if (i == name_start || (line[name_start] >= '0' && line[name_start] <= '9')) {
+      builder_.BadLine(number, "line does not start with a metric name", line);
+      return;
+    }
+    std::string_view name = line.substr(name_start, i - name_start);
+    if (i < line.size() && line[i] != '{' && !IsBlank(line[i])) {
+      builder_.BadLine(number, "unexpected character after metric name", line.substr(i));
+      return;
+    }
+    metric = internal::ClassifyMetric(name);
+    last_name_.assign(name);
+    last_metric_ = metric;
+    if (metric == Metric::kOther) {
+      builder_.Ignored(name);
+      return;
+    }
+    builder_.SeenMetric(name);
   }
-  std::string_view name = line.substr(name_start, i - name_start);
-  if (i < line.size() && line[i] != '{' && !IsBlank(line[i])) {
-    builder_.BadLine(number, "unexpected character after metric name", line.substr(i));
-    return;
-  }
-  Metric metric = internal::ClassifyMetric(name);
-  if (metric == Metric::kOther) {
-    builder_.Ignored(name);
-    return;
-  }
-  builder_.SeenMetric(name);
   // Label set: its raw text is the series key.
   std::string_view key;
   const Series* series = nullptr;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <string>
 
 #include "metrics/history_testutil.h"
@@ -226,6 +227,41 @@ TEST(OpenMetricsReaderTest, IgnoredMetricsAreNotValidatedBeyondTheirName) {
   EXPECT_EQ(h->stats.ignored_metric_lines, 1u);
   EXPECT_EQ(h->stats.bad_lines, 1u);  // '=' right after a name is not a sample line
   EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{3}));
+}
+
+// A line's metric name is compared with the previous line's before it is
+// scanned: a name that extends the previous one, or that is followed by
+// something else than '{' or a blank, is read for what it is, and a name
+// first met on a bad line is classified and recorded when it is next met.
+TEST(OpenMetricsReaderTest, NamesExtendingThePreviousOneAreOtherMetrics) {
+  std::string text =
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 7 1793527200\n"
+      "DCGM_FI_DEV_FB_USED_X{namespace=\"a\",pod=\"b\"} 99 1793527200\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 8 1793527230\n"
+      "DCGM_FI_DEV_FB_USED:{namespace=\"a\",pod=\"b\"} 98 1793527230\n"
+      "DCGM_FI_DEV_FB_USED 9 1793527260\n"
+      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"}\n"
+      "DCGM_FI_DEV_FB_USED=\n"
+      "DCGM_FI_DEV_GPU_UTIL(x) 5 1793527260\n"
+      "DCGM_FI_DEV_GPU_UTIL{namespace=\"a\",pod=\"b\"} 50 1793527260\n"
+      "DCGM_FI_DEV_GPU_UTIL\t{namespace=\"a\",pod=\"b\"} 60 1793527290\n"
+      "DCGM_FI_DEV_GPU_UTI{namespace=\"a\",pod=\"b\"} 97 1793527290\n"
+      "DCGM_FI_DEV_GPU_UTIL{namespace=\"a\",pod=\"b\"} 70 1793527320\n";
+  for (size_t chunk : {size_t{0}, size_t{1}, size_t{7}}) {
+    auto h = ReadOm(text, chunk);
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    const PodUsage& b = Pod(*h, "a", "b");
+    EXPECT_EQ(b.peak_memory_mib, 8) << chunk;
+    EXPECT_EQ(b.gpu_util.count(), 2u);
+    EXPECT_DOUBLE_EQ(b.gpu_util.max(), 0.7);
+    EXPECT_EQ(h->stats.ignored_metric_lines, 3u);  // _X, USED: and UTI
+    // USED without labels, and UTIL followed by a tab: no label set there.
+    EXPECT_EQ(h->stats.unattributed_lines, 2u);
+    EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{6, 7, 8}));
+    EXPECT_EQ(h->stats.metrics_seen,
+              (std::set<std::string>{"DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_USED:", "DCGM_FI_DEV_FB_USED_X",
+                                     "DCGM_FI_DEV_GPU_UTI", "DCGM_FI_DEV_GPU_UTIL"}));
+  }
 }
 
 TEST(OpenMetricsReaderTest, DataAfterEofIsBad) {

@@ -42,6 +42,33 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
   return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
 }
 
+// Reads the run of decimal digits starting at p, at most `limit` of them,
+// into *m (m = m * 10 + digit for each), eight at a time while eight are
+// there (one 64-bit load: a test that all eight bytes are '0'..'9', then
+// three multiplications combine them); returns the end of what it read.
+// REQUIRES: *m * 10^limit + 10^limit < 2^64.
+const char* ReadDigits(const char* p, const char* end, size_t limit, uint64_t* m) {
+  const char* stop = end - p > static_cast<ptrdiff_t>(limit) ? p + limit : end;
+  while (stop - p >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    // Each byte's high nibble 3 and, 6 added, still 3: '0'..'9'.  A carry
+    // between bytes comes only from a byte >= 0xFA, which fails anyway.
+    if (((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) !=
+        0x3333333333333333) {
+      break;
+    }
+    v -= 0x3030303030303030;                          // digits d0..d7, d0 in the lowest byte
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FF;    // pairs: 10*d0+d1 in bits 0..15, ...
+    v = (v * (1 + (uint64_t{100} << 16))) >> 16;     // quads: 100*pair0+pair1 in bits 0..15, ...
+    v = ((v & 0x0000FFFF0000FFFF) * (1 + (uint64_t{10000} << 32))) >> 32;  // 10000*quad0+quad1
+    *m = *m * 100000000 + v;
+    p += 8;
+  }
+  for (; p < stop && IsDigit(*p); ++p) *m = *m * 10 + static_cast<uint64_t>(*p - '0');
+  return p;
+}
+
 // Reads exactly n digits at text[pos...].
 bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
   if (pos + n > text.size()) return false;
@@ -66,8 +93,9 @@ bool ParseShortDecimal(std::string_view text, double* value) {
                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   if (text.empty() || text.size() > 16) return false;
   uint64_t m = 0;
-  size_t i = 0;
-  for (; i < text.size() && IsDigit(text[i]); ++i) m = m * 10 + static_cast<uint64_t>(text[i] - '0');
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  size_t i = static_cast<size_t>(ReadDigits(begin, end, 16, &m) - begin);
   if (i == 0) return false;
   if (i == text.size()) {
     if (i > 15) return false;
@@ -76,8 +104,7 @@ bool ParseShortDecimal(std::string_view text, double* value) {
   }
   if (text[i] != '.' || i + 1 == text.size()) return false;
   const size_t point = i;
-  for (++i; i < text.size() && IsDigit(text[i]); ++i) m = m * 10 + static_cast<uint64_t>(text[i] - '0');
-  if (i != text.size()) return false;
+  if (ReadDigits(begin + i + 1, end, 16, &m) != end) return false;
   // text.size() <= 16 with one '.': at most 15 digits.
   *value = static_cast<double>(m) / kPow10[text.size() - point - 1];
   return true;
@@ -127,13 +154,11 @@ const char* ParseUnixSeconds(std::string_view text, int64_t* ms) {
   // Fast path: digits, optionally '.' and digits.
   const char* p = text.data();
   const char* end = p + text.size();
-  int64_t seconds = 0;
-  int int_digits = 0;
-  while (p < end && IsDigit(*p) && int_digits < 12) {
-    seconds = seconds * 10 + (*p - '0');
-    ++p;
-    ++int_digits;
-  }
+  uint64_t digits = 0;
+  const char* digits_end = ReadDigits(p, end, 12, &digits);
+  const auto seconds = static_cast<int64_t>(digits);
+  const auto int_digits = digits_end - p;
+  p = digits_end;
   if (int_digits > 0 && int_digits < 12) {
     if (p == end) {
       if (seconds >= kMaxUnixSeconds) return SecondsToMs(static_cast<double>(seconds), ms);

@@ -78,6 +78,63 @@ TEST(SampleParseTest, DecimalValuesEqualFromChars) {
   }
 }
 
+// Eight digits are read at once (one 64-bit load and test): bytes just
+// outside '0'..'9' ('/', ':', 0xFA..0xFF, which carry when 6 is added) at
+// every position of the eight must stop it there, as from_chars stops.
+TEST(SampleParseTest, NonDigitsAmongEightDigitsAreSeen) {
+  std::mt19937_64 rng(11);
+  const std::string alphabet("0123456789/:.e-\xfa\xff\0 ", 19);
+  auto from_chars = [](const std::string& t, double* out) {
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
+    return ec == std::errc() && ptr == t.data() + t.size();
+  };
+  for (int n = 0; n < 200000; ++n) {
+    std::string t;
+    const int len = 1 + static_cast<int>(rng() % 17);
+    for (int i = 0; i < len; ++i) t += "0123456789"[rng() % 10];
+    t[rng() % t.size()] = alphabet[rng() % alphabet.size()];  // often still a digit
+    double want = -1;
+    double got = -2;
+    const bool ok = from_chars(t, &want);
+    ASSERT_EQ(ParseSampleValue(t, &got), ok) << t;
+    if (ok) {
+      ASSERT_EQ(std::memcmp(&want, &got, sizeof want), 0) << t;
+    }
+  }
+}
+
+// Timestamps of 1 to 14 digits, with or without a fraction or a stray byte:
+// the fast path (whole seconds read eight digits at a time) gives what the
+// full parse gives, or refuses what it refuses.
+TEST(SampleParseTest, UnixSecondsOfEveryLengthEqualTheFullParse) {
+  std::mt19937_64 rng(5);
+  for (int n = 0; n < 200000; ++n) {
+    std::string t;
+    const int len = 1 + static_cast<int>(rng() % 14);
+    for (int i = 0; i < len; ++i) t += "0123456789"[rng() % 10];
+    if (rng() % 3 == 0) t += "." + std::to_string(rng() % 100000);
+    if (rng() % 5 == 0) t[rng() % t.size()] = "/:x\xfa"[rng() % 4];
+    double seconds = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), seconds);
+    const bool parses = ec == std::errc() && ptr == t.data() + t.size();
+    int64_t ms = -1;
+    const char* reason = ParseUnixSeconds(t, &ms);
+    if (!parses || seconds >= 32503680000.0) {
+      EXPECT_NE(reason, nullptr) << t;
+      continue;
+    }
+    ASSERT_EQ(reason, nullptr) << t;
+    // The fast path keeps milliseconds, rounding on the fourth decimal.
+    const size_t point = t.find('.');
+    int64_t want = std::llround(std::floor(seconds)) * 1000;
+    if (point != std::string::npos) {
+      std::string frac = t.substr(point + 1) + "0000";
+      want += std::stoll(frac.substr(0, 3)) + (frac[3] >= '5' ? 1 : 0);
+    }
+    ASSERT_EQ(ms, want) << t;
+  }
+}
+
 TEST(SampleParseTest, CheckRejectsUnusableValues) {
   EXPECT_EQ(CheckSampleValue(Metric::kFbUsed, 100), nullptr);
   EXPECT_EQ(CheckSampleValue(Metric::kGrEngineActive, 1.2), nullptr);  // clamped later

@@ -9,6 +9,7 @@ set(AREA_SOURCES
   memory_series.cc
   message_text.cc
   openmetrics_reader.cc
+  read_ahead.cc
   sample_coverage.cc
   sample_parse.cc
   synthetic_history.cc
@@ -26,6 +27,8 @@ set(AREA_TESTS
   memory_series_test.cc
   message_text_test.cc
   openmetrics_reader_test.cc
+  read_ahead_test.cc
+  view_index_test.cc
   sample_coverage_test.cc
   sample_parse_test.cc
   synthetic_history_test.cc

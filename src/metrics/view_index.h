@@ -1,0 +1,95 @@
+// ViewIndex<T>: an insert-only map from byte strings the caller keeps alive
+// to T* -- the history readers' series cache (a label block's text -> its
+// resolved series).
+//
+// Built for ~10^5 keys of a few hundred bytes, each looked up about once
+// (the readers predict most lines' series without a lookup): the table is
+// open-addressed over 24-byte (key pointer, length, 32 bits of hash, value)
+// slots, so a lookup touches one slot and, on a hash match, the key's bytes:
+// no node per entry, no chain to walk, no second hash of a key that missed
+// (the hash is computed once, by the caller, and passed to both calls).  A
+// std::unordered_map of string_view spent ~10 % of an ingest on cache misses
+// in its buckets and nodes and on rehashing them (BENCHMARKS.md (g)).
+//
+// Contract:
+//   * Hash(key) is the hash Find and Insert expect; any other value works
+//     too (tests pass colliding ones): keys are always compared byte by
+//     byte, a hash match alone never counts.
+//   * Find(key, hash): the value inserted under `key`, or nullptr.
+//   * Insert(key, hash, value).  REQUIRES: Find(key, hash) == nullptr,
+//     value != nullptr, key.size() < 2^32, and key's bytes unchanged and
+//     alive until Clear() or destruction (the index keeps only a view).
+//   * Clear() forgets every key.  Not thread-safe; no iteration order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace kubeon::metrics::internal {
+
+template <typename T>
+class ViewIndex {
+ public:
+  static uint64_t Hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
+
+  T* Find(std::string_view key, uint64_t hash) const {
+    if (slots_.empty()) return nullptr;
+    const auto h = static_cast<uint32_t>(hash);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.value == nullptr) return nullptr;
+      if (s.hash == h && s.size == key.size() && std::memcmp(s.data, key.data(), key.size()) == 0) {
+        return s.value;
+      }
+    }
+  }
+
+  void Insert(std::string_view key, uint64_t hash, T* value) {
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    const auto h = static_cast<uint32_t>(hash);
+    const size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    while (slots_[i].value != nullptr) i = (i + 1) & mask;
+    slots_[i] = Slot{key.data(), static_cast<uint32_t>(key.size()), h, value};
+    ++size_;
+  }
+
+  void Clear() {
+    slots_.clear();
+    slots_.shrink_to_fit();
+    size_ = 0;
+  }
+
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    const char* data = nullptr;
+    uint32_t size = 0;
+    uint32_t hash = 0;  // low 32 bits of the key's hash (also where it is probed from)
+    T* value = nullptr;  // nullptr: unused
+  };
+
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.value == nullptr) continue;
+      size_t i = s.hash & mask;
+      while (slots_[i].value != nullptr) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  // Size 0 or a power of two, at most 1/2 full.
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+}  // namespace kubeon::metrics::internal

@@ -1,0 +1,54 @@
+#include "metrics/view_index.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <string>
+
+namespace kubeon::metrics::internal {
+namespace {
+
+struct Value {
+  std::string key;
+};
+
+TEST(ViewIndexTest, FindsWhatWasInsertedAndNothingElse) {
+  ViewIndex<Value> index;
+  std::deque<Value> values;
+  EXPECT_EQ(index.Find("a", ViewIndex<Value>::Hash("a")), nullptr);
+  for (int i = 0; i < 5000; ++i) {
+    Value& v = values.emplace_back(Value{"key-" + std::to_string(i)});
+    ASSERT_EQ(index.Find(v.key, ViewIndex<Value>::Hash(v.key)), nullptr);
+    index.Insert(v.key, ViewIndex<Value>::Hash(v.key), &v);
+  }
+  EXPECT_EQ(index.size(), 5000u);
+  for (Value& v : values) {
+    // A different copy of the key's bytes: compared by content.
+    const std::string copy = v.key;
+    EXPECT_EQ(index.Find(copy, ViewIndex<Value>::Hash(copy)), &v);
+  }
+  EXPECT_EQ(index.Find("key-5000", ViewIndex<Value>::Hash("key-5000")), nullptr);
+  index.Clear();
+  EXPECT_EQ(index.size(), 0u);
+  EXPECT_EQ(index.Find("key-1", ViewIndex<Value>::Hash("key-1")), nullptr);
+}
+
+// Every key under one hash: a hash match alone never counts, and the empty
+// key and keys that differ only in length or in their last byte are told
+// apart.
+TEST(ViewIndexTest, CollidingHashesAreToldApartByTheBytes) {
+  ViewIndex<Value> index;
+  std::deque<Value> values;
+  const std::string keys[] = {"", "a", "ab", "ac", std::string("a\0", 2), "abc", "b"};
+  for (const std::string& k : keys) {
+    Value& v = values.emplace_back(Value{k});
+    ASSERT_EQ(index.Find(v.key, 42), nullptr) << k;
+    index.Insert(v.key, 42, &v);
+  }
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(index.Find(keys[i], 42), &values[i]) << keys[i];
+  EXPECT_EQ(index.Find("abd", 42), nullptr);
+  EXPECT_EQ(index.Find("a", 43), nullptr);  // another hash probes elsewhere
+}
+
+}  // namespace
+}  // namespace kubeon::metrics::internal

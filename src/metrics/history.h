@@ -165,7 +165,8 @@ struct IngestOptions {
   // attributed to, Unix ms, MiB as read); empty = never.  It does not change
   // the History.  The reviewer page reads one workload's memory series back
   // with it (memory_series.h).  REQUIRES: threads == 1 when set (it is
-  // called from the reading thread without a lock).
+  // called, without a lock, from the thread that calls ReadHistoryFile,
+  // which parses every line; a read-ahead thread only reads).
   std::function<void(const PodKey& pod, int64_t ts_ms, double mib)> on_memory_sample;
   // The time of reading (Unix ms): samples after now_ms + kMaxClockSkewMs
   // are refused.  0 = the wall clock when the reader starts.
@@ -177,8 +178,8 @@ struct IngestOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
-// Reads a history file with a fixed 1 MiB buffer per thread (never the whole
-// file; see IngestOptions::threads) and
+// Reads a history file with a fixed 1 MiB buffer per thread, two when read
+// ahead (never the whole file; see IngestOptions::threads and read_ahead) and
 // picks the format from the content: the first non-empty line starting with
 // '#' or with a metric name followed by '{' or a blank is OpenMetrics; a CSV
 // header with a `timestamp` column is CSV.  When the content does not tell

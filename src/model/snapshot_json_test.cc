@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace kubeon::model {
 namespace {
 
@@ -484,6 +487,64 @@ TEST(SnapshotJson, WholeQuantities) {
   EXPECT_FALSE(ParseWholeQuantity("-1", &v));
   EXPECT_FALSE(ParseWholeQuantity("", &v));
   EXPECT_FALSE(ParseWholeQuantity("1k", &v));
+}
+
+// Each pod's workload is its controller chain's top, whatever the pods
+// listed before it: pods of one controller one after another, then pods
+// whose controller differs from the previous pod's only in namespace, kind
+// or name (same-named ReplicaSets of two Deployments, a StatefulSet named
+// like a ReplicaSet), a pod without a controller between two of one
+// ReplicaSet, and a ReplicaSet without a Deployment.
+TEST(SnapshotJson, WorkloadsOfPodsListedAfterSimilarOnes) {
+  std::string items;
+  auto add = [&](const std::string& item) { items += (items.empty() ? "" : ",") + item; };
+  auto pod = [&](const std::string& ns, const std::string& name, const std::string& kind, const std::string& owner) {
+    std::string refs = owner.empty() ? "" : R"(,"ownerReferences":[{"kind":")" + kind + R"(","name":")" + owner +
+                                                R"(","controller":true}])";
+    add(R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" + ns + "\"" + refs + "}}");
+  };
+  auto controller = [&](const std::string& ns, const std::string& kind, const std::string& name,
+                        const std::string& owner_kind, const std::string& owner) {
+    std::string refs = owner.empty() ? "" : R"(,"ownerReferences":[{"kind":")" + owner_kind + R"(","name":")" +
+                                                owner + R"(","controller":true}])";
+    add(R"({"kind":")" + kind + R"(","metadata":{"name":")" + name + R"(","namespace":")" + ns + "\"" + refs + "}}");
+  };
+  controller("a", "Deployment", "web", "", "");
+  controller("a", "ReplicaSet", "web-1", "Deployment", "web");
+  controller("b", "Deployment", "api", "", "");
+  controller("b", "ReplicaSet", "web-1", "Deployment", "api");
+  controller("a", "StatefulSet", "web-1", "", "");
+  controller("a", "ReplicaSet", "orphan-1", "", "");
+  controller("a", "Job", "nightly-1", "CronJob", "nightly");
+  controller("a", "CronJob", "nightly", "", "");
+  const std::vector<std::vector<std::string>> pods = {
+      // namespace, pod, owner kind, owner, then the workload expected
+      {"a", "p1", "ReplicaSet", "web-1", "Deployment", "web"},
+      {"a", "p2", "ReplicaSet", "web-1", "Deployment", "web"},
+      {"b", "p3", "ReplicaSet", "web-1", "Deployment", "api"},
+      {"b", "p4", "ReplicaSet", "web-1", "Deployment", "api"},
+      {"a", "p5", "ReplicaSet", "web-1", "Deployment", "web"},
+      {"a", "p6", "StatefulSet", "web-1", "StatefulSet", "web-1"},
+      {"a", "p7", "ReplicaSet", "web-1", "Deployment", "web"},
+      {"a", "p8", "", "", "Pod", "p8"},
+      {"a", "p9", "ReplicaSet", "web-1", "Deployment", "web"},
+      {"a", "p10", "ReplicaSet", "web-2", "ReplicaSet", "web-2"},
+      {"a", "p11", "ReplicaSet", "orphan-1", "ReplicaSet", "orphan-1"},
+      {"a", "p12", "ReplicaSet", "orphan-1", "ReplicaSet", "orphan-1"},
+      {"a", "p13", "Job", "nightly-1", "CronJob", "nightly"},
+      {"a", "p14", "Job", "nightly-1", "CronJob", "nightly"},
+  };
+  for (const auto& p : pods) pod(p[0], p[1], p[2], p[3]);
+  Result<Cluster> c = ParseClusterJson(R"({"kind":"List","items":[)" + items + "]}", "w.json");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->pods.size(), pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const Pod& got = c->pods[i];
+    EXPECT_EQ(got.name, pods[i][1]);
+    EXPECT_EQ(got.workload.namespace_, pods[i][0]) << got.name;
+    EXPECT_EQ(got.workload.kind, pods[i][4]) << got.name;
+    EXPECT_EQ(got.workload.name, pods[i][5]) << got.name;
+  }
 }
 
 TEST(LabelSelector, NullSelectorSelectsNothing) {

@@ -24,7 +24,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -43,7 +42,8 @@ class ViewIndex {
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const Slot& s = slots_[i];
       if (s.value == nullptr) return nullptr;
-      if (s.hash == h && s.size == key.size() && std::memcmp(s.data, key.data(), key.size()) == 0) {
+      // As views: an empty key may have a null data() (memcmp may not see it).
+      if (s.hash == h && std::string_view(s.data, s.size) == key) {
         return s.value;
       }
     }

@@ -36,6 +36,20 @@ TEST(ViewIndexTest, FindsWhatWasInsertedAndNothingElse) {
 // Every key under one hash: a hash match alone never counts, and the empty
 // key and keys that differ only in length or in their last byte are told
 // apart.
+// An empty view with a null data() (what a reader passes for a line
+// without labels) is a key like any other.
+TEST(ViewIndexTest, NullEmptyViewIsTheEmptyKey) {
+  ViewIndex<Value> index;
+  Value empty{""};
+  Value a{"a"};
+  index.Insert("a", 7, &a);
+  EXPECT_EQ(index.Find(std::string_view(), 7), nullptr);
+  index.Insert(std::string_view(), 7, &empty);
+  EXPECT_EQ(index.Find(std::string_view(), 7), &empty);
+  EXPECT_EQ(index.Find(empty.key, 7), &empty);
+  EXPECT_EQ(index.Find("a", 7), &a);
+}
+
 TEST(ViewIndexTest, CollidingHashesAreToldApartByTheBytes) {
   ViewIndex<Value> index;
   std::deque<Value> values;
@@ -46,6 +60,7 @@ TEST(ViewIndexTest, CollidingHashesAreToldApartByTheBytes) {
     index.Insert(v.key, 42, &v);
   }
   for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(index.Find(keys[i], 42), &values[i]) << keys[i];
+  EXPECT_EQ(index.Find(std::string_view(), 42), &values[0]);  // "" with a null data()
   EXPECT_EQ(index.Find("abd", 42), nullptr);
   EXPECT_EQ(index.Find("a", 43), nullptr);  // another hash probes elsewhere
 }

@@ -212,11 +212,14 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
 const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labels,
                                   const char** error) {
   if (series_.size() < options_.max_cached_series) {
+    // Find() just missed this key (the REQUIRES): its hash is known and
+    // nothing has been added since.  Otherwise look first, and keep a
+    // series already cached (the REQUIRES broken).
     const bool missed = key.data() == missed_key_.data() && key.size() == missed_key_.size();
     const uint64_t hash = missed ? missed_hash_ : ViewIndex<Series>::Hash(key);
     missed_key_ = {};
-    if (Series* known = series_.Find(key, hash); known != nullptr) {
-      SetLast(known);  // already cached (the REQUIRES broken): keep the first
+    if (Series* known = missed ? nullptr : series_.Find(key, hash); known != nullptr) {
+      SetLast(known);
       return last_series_;
     }
     Series& series = cached_.emplace_back();

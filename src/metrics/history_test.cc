@@ -300,6 +300,15 @@ TEST(ReadHistoryFileTest, MissingFileIsNamed) {
   EXPECT_EQ(h.status().message().rfind("/nonexistent/dir/h.om: cannot open: ", 0), 0u);
 }
 
+// One piece, read a chunk ahead on a second thread or by the parsing
+// thread alone.
+IngestOptions OnePiece(bool read_ahead) {
+  IngestOptions o;
+  o.threads = 1;
+  o.read_ahead = read_ahead;
+  return o;
+}
+
 // Files of more than one 1 MiB read, OpenMetrics and CSV, read a chunk
 // ahead on a second thread and by the parsing thread alone: what the reader
 // makes of the whole text at once.
@@ -320,10 +329,7 @@ TEST(ReadHistoryFileTest, FilesLargerThanTheBufferStream) {
     EXPECT_EQ(want->stats.samples, ExpectedCounts(o).samples);
     const std::string path = dir.Write(csv ? "big.csv" : "big.om", text);
     for (bool read_ahead : {true, false}) {
-      IngestOptions options;
-      options.threads = 1;
-      options.read_ahead = read_ahead;
-      auto h = ReadHistoryFile(path, options);
+      auto h = ReadHistoryFile(path, OnePiece(read_ahead));
       ASSERT_TRUE(h.ok()) << h.status().message();
       EXPECT_EQ(testing::DescribePods(*h), testing::DescribePods(*want)) << path << " read_ahead " << read_ahead;
       EXPECT_EQ(testing::DescribeStats(h->stats), testing::DescribeStats(want->stats)) << path;
@@ -346,10 +352,7 @@ TEST(ReadHistoryFileTest, FileOfWholeBuffersEndsAfterTheLastOne) {
   ASSERT_EQ(text.size(), want_size);
   const std::string path = dir.Write("whole.om", text);
   for (bool read_ahead : {true, false}) {
-    IngestOptions options;
-    options.threads = 1;
-    options.read_ahead = read_ahead;
-    auto h = ReadHistoryFile(path, options);
+    auto h = ReadHistoryFile(path, OnePiece(read_ahead));
     ASSERT_TRUE(h.ok()) << h.status().message();
     EXPECT_EQ(h->stats.samples, ExpectedCounts(o).samples) << "read_ahead " << read_ahead;
     EXPECT_EQ(h->stats.bad_lines, 0u);

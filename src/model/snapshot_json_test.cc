@@ -498,25 +498,22 @@ TEST(SnapshotJson, WholeQuantities) {
 TEST(SnapshotJson, WorkloadsOfPodsListedAfterSimilarOnes) {
   std::string items;
   auto add = [&](const std::string& item) { items += (items.empty() ? "" : ",") + item; };
-  auto pod = [&](const std::string& ns, const std::string& name, const std::string& kind, const std::string& owner) {
-    std::string refs = owner.empty() ? "" : R"(,"ownerReferences":[{"kind":")" + kind + R"(","name":")" + owner +
-                                                R"(","controller":true}])";
-    add(R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" + ns + "\"" + refs + "}}");
-  };
-  auto controller = [&](const std::string& ns, const std::string& kind, const std::string& name,
-                        const std::string& owner_kind, const std::string& owner) {
+  // An object of `kind` whose controller, when `owner` is not empty, is
+  // the object `owner` of `owner_kind`.
+  auto object = [&](const std::string& ns, const std::string& kind, const std::string& name,
+                    const std::string& owner_kind, const std::string& owner) {
     std::string refs = owner.empty() ? "" : R"(,"ownerReferences":[{"kind":")" + owner_kind + R"(","name":")" +
                                                 owner + R"(","controller":true}])";
     add(R"({"kind":")" + kind + R"(","metadata":{"name":")" + name + R"(","namespace":")" + ns + "\"" + refs + "}}");
   };
-  controller("a", "Deployment", "web", "", "");
-  controller("a", "ReplicaSet", "web-1", "Deployment", "web");
-  controller("b", "Deployment", "api", "", "");
-  controller("b", "ReplicaSet", "web-1", "Deployment", "api");
-  controller("a", "StatefulSet", "web-1", "", "");
-  controller("a", "ReplicaSet", "orphan-1", "", "");
-  controller("a", "Job", "nightly-1", "CronJob", "nightly");
-  controller("a", "CronJob", "nightly", "", "");
+  object("a", "Deployment", "web", "", "");
+  object("a", "ReplicaSet", "web-1", "Deployment", "web");
+  object("b", "Deployment", "api", "", "");
+  object("b", "ReplicaSet", "web-1", "Deployment", "api");
+  object("a", "StatefulSet", "web-1", "", "");
+  object("a", "ReplicaSet", "orphan-1", "", "");
+  object("a", "Job", "nightly-1", "CronJob", "nightly");
+  object("a", "CronJob", "nightly", "", "");
   const std::vector<std::vector<std::string>> pods = {
       // namespace, pod, owner kind, owner, then the workload expected
       {"a", "p1", "ReplicaSet", "web-1", "Deployment", "web"},
@@ -534,7 +531,7 @@ TEST(SnapshotJson, WorkloadsOfPodsListedAfterSimilarOnes) {
       {"a", "p13", "Job", "nightly-1", "CronJob", "nightly"},
       {"a", "p14", "Job", "nightly-1", "CronJob", "nightly"},
   };
-  for (const auto& p : pods) pod(p[0], p[1], p[2], p[3]);
+  for (const auto& p : pods) object(p[0], "Pod", p[1], p[2], p[3]);
   Result<Cluster> c = ParseClusterJson(R"({"kind":"List","items":[)" + items + "]}", "w.json");
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->pods.size(), pods.size());

@@ -4,13 +4,15 @@
 // command makes (model::LoadClusterFile, metrics::ReadHistoryFile,
 // plan::MakePlan, cli::RenderJson / RenderYaml / RenderTable):
 //
-//   plan_phases_bench DIR [json|yaml|table] [repetitions] [threads]
+//   plan_phases_bench DIR [json|yaml|table] [repetitions] [threads] [parse-threads]
 //
 // DIR is gen-cluster's output (e.g. `gen-cluster --preset scale --nodes 10000
 // --out DIR`).  Per repetition and phase it prints CPU seconds (the process'
 // CPU clock: all threads), wall seconds and the peak RSS so far; then the
 // median of each over the repetitions.  `threads` sets
-// IngestOptions::threads (0 = the machine's, the default; 1 = one thread).
+// IngestOptions::threads (0 = the machine's, the default; 1 = one thread);
+// `parse-threads` the snapshot reader's threads (LoadClusterFile's; 1, the
+// default, where the tree has no such argument).
 // Only public calls that exist since the first release are used, so the same
 // file builds against an older tree for a baseline in the same run.  It is
 // linked with kubeon-gpu's allocator (jemalloc when installed, CMakeLists.txt).
@@ -70,6 +72,17 @@ void SetThreads(Options& o, unsigned threads) {
   }
 }
 
+// LoadClusterFile on `threads` threads where the tree has the argument.
+template <typename Path>
+auto LoadCluster(const Path& path, int threads) {
+  if constexpr (requires { kubeon::model::LoadClusterFile(path, threads); }) {
+    return kubeon::model::LoadClusterFile(path, threads);
+  } else {
+    if (threads != 1) Die("this tree parses the snapshot with one thread only");
+    return kubeon::model::LoadClusterFile(path);
+  }
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -78,12 +91,13 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) Die("usage: plan_phases_bench DIR [json|yaml|table] [repetitions] [threads]");
+  if (argc < 2) Die("usage: plan_phases_bench DIR [json|yaml|table] [repetitions] [threads] [parse-threads]");
   const std::string dir = argv[1];
   const std::string format = argc > 2 ? argv[2] : "json";
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
   kubeon::metrics::IngestOptions ingest;
   if (argc > 4) SetThreads(ingest, static_cast<unsigned>(std::atoi(argv[4])));
+  const int parse_threads = argc > 5 ? std::atoi(argv[5]) : 1;
   const auto& catalog = kubeon::mig::MigCatalog::Builtin();
   auto policies = kubeon::policy::LoadPolicyFile(dir + "/policy.yaml",
                                                  [&](std::string_view p) { return catalog.ProfileExists(p); });
@@ -99,7 +113,7 @@ int main(int argc, char** argv) {
     std::vector<Sample> s;
     auto mark = [&] { s.push_back({CpuSeconds(), WallSeconds()}); };
     mark();
-    auto cluster = kubeon::model::LoadClusterFile(dir + "/cluster.json");
+    auto cluster = LoadCluster(dir + "/cluster.json", parse_threads);
     if (!cluster.ok()) Die(cluster.status().message());
     mark();
     const double rss_parse = PeakRssMb();

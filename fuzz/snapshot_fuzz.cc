@@ -12,7 +12,9 @@
 //    resources >= 0, and one-line warnings;
 //  - when both readers accept the text they give the same Cluster (errors
 //    may differ: with several defects the item reader reports the first in
-//    file order).
+//    file order);
+//  - the item reader on three threads (the text cut into three parts) gives
+//    exactly what it gives on one: the same Cluster or the same error.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -78,6 +80,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (whole.ok() && streamed.ok()) {
       FUZZ_CHECK(*whole == *streamed, std::string("the item reader's Cluster differs from the whole-text reader's"));
+    }
+    kubeon::model::StreamOptions parts;
+    parts.chunk_bytes = 7;
+    parts.threads = 3;
+    parts.min_part_bytes = 1;
+    auto parted = kubeon::model::ReadClusterText(text, kSource, parts);
+    FUZZ_CHECK(parted.ok() == streamed.ok(), std::string("three threads and one disagree on whether the text is read"));
+    if (parted.ok()) {
+      FUZZ_CHECK(*parted == *streamed, std::string("three threads read another Cluster than one"));
+    } else {
+      FUZZ_CHECK(parted.status().message() == streamed.status().message(),
+                 "three threads report another error than one: " + parted.status().message().substr(0, 300));
     }
   });
   return 0;

@@ -13,6 +13,7 @@
 #include <future>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -318,8 +319,13 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
     cluster.emplace(ReadLiveCluster(a, progress));
     if (Status s = cluster_read(); !s.ok()) return s;
   } else {
-    cluster_job = std::async(std::launch::async, [&a, &stop_history] {
-      Result<model::Cluster> c = model::LoadClusterFile(a.cluster_file);
+    // The snapshot's items are read on every core while the history comes
+    // from Prometheus (the wait is the network's); beside a history file's
+    // reader, on one (three threads on two cores slowed the history, the
+    // longer of the two on a 1.7 GB file: BENCHMARKS.md (g)).
+    const int parse_threads = a.metrics_files.empty() ? static_cast<int>(std::thread::hardware_concurrency()) : 1;
+    cluster_job = std::async(std::launch::async, [&a, &stop_history, parse_threads] {
+      Result<model::Cluster> c = model::LoadClusterFile(a.cluster_file, parse_threads);
       if (!c.ok()) stop_history = true;
       return c;
     });

@@ -30,6 +30,18 @@ std::optional<size_t> FirstIndex::FindOrAdd(std::string_view key, size_t index) 
   }
 }
 
+bool FirstIndex::AddAll(const FirstIndex& other) {
+  bool none_here = true;
+  for (const Slot& s : other.slots_) {
+    if (s.entry == 0) continue;
+    const char* entry = other.arena_.data() + (s.entry - 1);
+    uint64_t index = 0;
+    std::memcpy(&index, entry, sizeof(index));
+    if (FindOrAdd(std::string_view(entry + sizeof(uint64_t), s.length), static_cast<size_t>(index))) none_here = false;
+  }
+  return none_here;
+}
+
 void FirstIndex::Grow() {
   std::vector<Slot> old = std::move(slots_);
   slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});

@@ -17,6 +17,8 @@
 //     hash match alone never counts), any bytes allowed, "" included.
 //     REQUIRES: key.size() < 2^32 (the snapshot reader's keys are bounded by
 //     its 64 MiB item cap).
+//   * AddAll(other) adds other's keys with their indices; false when one of
+//     them was here already (that one keeps the index it had here).
 //   * Clear() forgets every key.
 //   * Not thread-safe; no iteration order.
 #pragma once
@@ -33,6 +35,8 @@ namespace kubeon::model {
 class FirstIndex {
  public:
   std::optional<size_t> FindOrAdd(std::string_view key, size_t index);
+  // REQUIRES: &other != this.
+  bool AddAll(const FirstIndex& other);
   void Clear();
   size_t size() const { return size_; }
 

@@ -43,5 +43,29 @@ TEST(FirstIndex, AgreesWithAnUnorderedMap) {
   EXPECT_EQ(f.size(), ref.size());
 }
 
+// AddAll takes another index's keys with their indices (through its growth)
+// and says whether one was here already; that one keeps its index here.
+TEST(FirstIndex, AddAllTakesTheOtherKeysAndFindsRepeats) {
+  FirstIndex early, late;
+  for (size_t i = 0; i < 3000; ++i) ASSERT_EQ(early.FindOrAdd("a" + std::to_string(i), i), std::nullopt);
+  for (size_t i = 3000; i < 6000; ++i) ASSERT_EQ(late.FindOrAdd("b" + std::to_string(i), i), std::nullopt);
+  ASSERT_EQ(late.FindOrAdd(std::string_view("", 0), 6000), std::nullopt);
+  EXPECT_TRUE(early.AddAll(late));
+  EXPECT_EQ(early.size(), 6001u);
+  EXPECT_EQ(early.FindOrAdd("a17", 9), std::optional<size_t>(17));
+  EXPECT_EQ(early.FindOrAdd("b4321", 9), std::optional<size_t>(4321));
+  EXPECT_EQ(early.FindOrAdd("", 9), std::optional<size_t>(6000));
+  FirstIndex repeat;
+  ASSERT_EQ(repeat.FindOrAdd("c", 7000), std::nullopt);
+  ASSERT_EQ(repeat.FindOrAdd("a5", 7001), std::nullopt);
+  EXPECT_FALSE(early.AddAll(repeat));
+  EXPECT_EQ(early.FindOrAdd("a5", 9), std::optional<size_t>(5));
+  EXPECT_EQ(early.FindOrAdd("c", 9), std::optional<size_t>(7000));
+  FirstIndex empty;
+  EXPECT_TRUE(early.AddAll(empty));
+  EXPECT_TRUE(empty.AddAll(late));
+  EXPECT_EQ(empty.size(), late.size());
+}
+
 }  // namespace
 }  // namespace kubeon::model

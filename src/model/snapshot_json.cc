@@ -14,7 +14,6 @@
 #include <iterator>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -26,6 +25,7 @@
 #include "model/json_type_name.h"
 #include "model/prices.h"
 #include "model/projected_capacity.h"
+#include "model/run_parts.h"
 
 namespace kubeon::model {
 // See snapshot_json.h.  Bytes of 0x80 and above pass unchanged (values were
@@ -877,44 +877,73 @@ void ParseConfigMap(od::object item, Metadata* md, ConfigMap* c) {
 // A warning for GPU pods bound to nodes the snapshot lacks (a partial
 // snapshot, or nodes deleted between the two lists): the planner leaves them
 // out, so the plan must say so.
-void WarnAboutMissingNodes(Cluster* cluster) {
+// The warning about Running or Pending GPU pods bound to nodes the snapshot
+// lacks ("" when there are none).  Reads no Pod::workload.
+std::string MissingNodesWarning(const Cluster& cluster) {
   std::unordered_set<std::string_view> nodes;
-  for (const auto& n : cluster->nodes) nodes.insert(n.name);
+  for (const auto& n : cluster.nodes) nodes.insert(n.name);
   size_t missing = 0;
   std::string first;
-  for (const auto& p : cluster->pods) {
+  for (const auto& p : cluster.pods) {
     if (!p.Active() || p.node_name.empty() || (p.gpus <= 0 && p.gpu_slices.empty())) continue;
     if (nodes.count(p.node_name)) continue;
     if (++missing <= 3) first += (first.empty() ? "" : ", ") + p.namespace_ + "/" + p.name + " on " + p.node_name;
   }
-  if (missing == 0) return;
-  cluster->warnings.push_back(std::to_string(missing) + " GPU pod" + (missing == 1 ? " is" : "s are") +
-                              " bound to nodes missing from the snapshot and left out of the plan (" +
-                              OneLine(first) + (missing > 3 ? ", ..." : "") + ")");
+  if (missing == 0) return "";
+  return std::to_string(missing) + " GPU pod" + (missing == 1 ? " is" : "s are") +
+         " bound to nodes missing from the snapshot and left out of the plan (" + OneLine(first) +
+         (missing > 3 ? ", ..." : "") + ")";
 }
 
-// A controller's (namespace, kind, name), as views.
-struct ControllerKey {
-  std::string_view namespace_, kind, name;
-  bool operator==(const ControllerKey&) const = default;
-};
-struct ControllerKeyHash {
-  size_t operator()(const ControllerKey& k) const noexcept { return HashWorkloadKey(k.namespace_, k.kind, k.name); }
+// The controllers by (namespace, kind, name): open addressing over their
+// indices (a power of two of slots, at most half full, probed linearly from
+// the key's hash), so that building it allocates once.  Of two controllers
+// with one key the later is found (a parsed List has no such pair).
+// REQUIRES: the controllers outlive the table and do not change meanwhile;
+// Find may be called from several threads at once.
+class ControllerTable {
+ public:
+  explicit ControllerTable(const std::vector<Controller>& controllers) : controllers_(controllers) {
+    size_t size = 16;
+    while (size < 2 * controllers.size()) size *= 2;
+    slots_.assign(size, 0);
+    mask_ = size - 1;
+    for (size_t i = 0; i < controllers.size(); ++i) {
+      const Controller& c = controllers[i];
+      slots_[Slot(c.namespace_, c.kind, c.name)] = i + 1;
+    }
+  }
+  const Controller* Find(std::string_view namespace_, std::string_view kind, std::string_view name) const {
+    const size_t at = slots_[Slot(namespace_, kind, name)];
+    return at == 0 ? nullptr : &controllers_[at - 1];
+  }
+
+ private:
+  // The slot holding the key, else the empty slot where it would go.
+  size_t Slot(std::string_view namespace_, std::string_view kind, std::string_view name) const {
+    size_t s = HashWorkloadKey(namespace_, kind, name) & mask_;
+    while (slots_[s] != 0) {
+      const Controller& c = controllers_[slots_[s] - 1];
+      if (c.name == name && c.namespace_ == namespace_ && c.kind == kind) break;
+      s = (s + 1) & mask_;
+    }
+    return s;
+  }
+
+  const std::vector<Controller>& controllers_;
+  std::vector<size_t> slots_;  // 1 + a controller's index; 0: empty
+  size_t mask_ = 0;
 };
 
-// The last pass over a whole List, after its items: resolves every pod's
-// workload and warns about GPU pods on missing nodes.
-void ResolveWorkloads(Cluster* cluster) {
-  // Views of the controllers' own strings: nothing below changes them.
-  std::unordered_map<ControllerKey, const Controller*, ControllerKeyHash> index;
-  index.reserve(cluster->controllers.size());
-  for (const auto& c : cluster->controllers) index[{c.namespace_, c.kind, c.name}] = &c;
+// Fills Pod::workload for pods [begin, end).
+void ResolvePods(Pod* begin, Pod* end, const ControllerTable& controllers) {
   // Pods of one controller are mostly listed one after another (kubectl
   // sorts by name; two thirds of a generated 60,000-pod List): a pod whose
   // namespace and controller are the previous controlled pod's gets the
-  // same workload without the climb (the index does not change meanwhile).
+  // same workload without the climb (the table does not change meanwhile).
   const Pod* previous = nullptr;
-  for (auto& pod : cluster->pods) {
+  for (Pod* p = begin; p != end; ++p) {
+    Pod& pod = *p;
     if (!pod.controller) {
       pod.workload = {pod.namespace_, "Pod", pod.name};
       continue;
@@ -929,14 +958,34 @@ void ResolveWorkloads(Cluster* cluster) {
     std::string_view name = pod.controller->name;
     // Climb at most a few levels: ReplicaSet -> Deployment, Job -> CronJob.
     for (int depth = 0; depth < 4; ++depth) {
-      auto it = index.find({pod.namespace_, kind, name});
-      if (it == index.end() || !it->second->owner) break;
-      kind = it->second->owner->kind;
-      name = it->second->owner->name;
+      const Controller* c = controllers.Find(pod.namespace_, kind, name);
+      if (c == nullptr || !c->owner) break;
+      kind = c->owner->kind;
+      name = c->owner->name;
     }
     pod.workload = {pod.namespace_, std::string(kind), std::string(name)};
   }
-  WarnAboutMissingNodes(cluster);
+}
+
+// Pods resolved by one thread at least (fewer are not worth starting one).
+constexpr size_t kMinPodsPerThread = 4096;
+
+// The last pass over a whole List, after its items: resolves every pod's
+// workload (the pods cut into up to `threads` ranges, one thread each) and
+// warns about GPU pods on missing nodes (on the calling thread meanwhile:
+// it reads no workload).
+void ResolveWorkloads(Cluster* cluster, int threads = 1) {
+  const ControllerTable controllers(cluster->controllers);
+  Pod* pods = cluster->pods.data();
+  const size_t n = cluster->pods.size();
+  const size_t ranges =
+      std::max<size_t>(1, std::min<size_t>(threads > 1 ? static_cast<size_t>(threads) : 1, n / kMinPodsPerThread));
+  std::string warning;
+  RunParts(ranges, [&](size_t k) {
+    if (k == 0) warning = MissingNodesWarning(*cluster);
+    ResolvePods(pods + n / ranges * k, k + 1 == ranges ? pods + n : pods + n / ranges * (k + 1), controllers);
+  });
+  if (!warning.empty()) cluster->warnings.push_back(std::move(warning));
 }
 
 const std::set<std::string_view> kKnownKinds = {"Node",       "Pod", "PodDisruptionBudget", "Deployment",
@@ -1255,7 +1304,11 @@ Status SnapshotItemReader::Read(std::string_view text, size_t index, std::string
   }
 }
 
-void ResolveClusterWorkloads(Cluster* cluster) { ResolveWorkloads(cluster); }
+bool SnapshotItemReader::AddObjectsOf(const SnapshotItemReader& later) {
+  return impl_->seen.first.AddAll(later.impl_->seen.first);
+}
+
+void ResolveClusterWorkloads(Cluster* cluster, int threads) { ResolveWorkloads(cluster, threads); }
 
 std::string TooDeepMessage(const std::string& where) {
   return "arrays and objects nested deeper than " + std::to_string(kMaxSnapshotNestingDepth) + " levels " + where +
@@ -1265,11 +1318,11 @@ std::string TooDeepMessage(const std::string& where) {
 // A regular file is read item by item (snapshot_stream.h); a pipe
 // (`--cluster <(kubectl get ...)`) is read whole and parsed; a directory or
 // device is an error (input_file.h).
-Result<Cluster> LoadClusterFile(const std::string& path) {
+Result<Cluster> LoadClusterFile(const std::string& path, int threads) {
   constexpr std::string_view kWhat = "cluster snapshot";
   Result<InputFile> in = OpenableInput(path, kWhat);
   if (!in.ok()) return in.status();
-  if (in->regular) return ReadClusterFile(path);
+  if (in->regular) return ReadClusterFile(path, threads);
   Result<std::string> text = ReadInputFile(path, kWhat);
   if (!text.ok()) return text.status();
   return ParseClusterJson(*text, path);

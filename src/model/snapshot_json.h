@@ -78,7 +78,9 @@ inline constexpr size_t kMaxSnapshotNestingDepth = 256;
 inline constexpr int64_t kMaxGpuMemoryMib = int64_t{1} << 20;
 
 Result<Cluster> ParseClusterJson(std::string_view json_text, std::string_view source_name);
-Result<Cluster> LoadClusterFile(const std::string& path);
+// `threads`: for a regular file, how many threads may read its items
+// (snapshot_stream.h: the same Cluster and errors whatever the count).
+Result<Cluster> LoadClusterFile(const std::string& path, int threads = 1);
 
 // Parses a Kubernetes quantity that must be a whole number ("2", "2k" is not
 // accepted for device resources).  Returns false for fractions or garbage.
@@ -117,16 +119,23 @@ class SnapshotItemReader {
   // controllers to the count projected from the bytes left
   // (model/projected_capacity.h) instead of doubling them.  Only the
   // vectors' capacity depends on it, never what is read.
-  // REQUIRES: the same `total` for every item read into one Cluster.
+  // REQUIRES: total == 0 or offset + the item's size <= total.
   void Locate(size_t offset, size_t total);
+  // Adds the objects `later` has read (a reader of items after this one's, in
+  // another Cluster) to those this one has read, as if it had read them
+  // itself.  False when one of them was read by both (the later copy is then
+  // a repeat, reported by reading the items again on one reader).
+  bool AddObjectsOf(const SnapshotItemReader& later);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// Fills every Pod::workload from the owner chains (see the contract above).
-void ResolveClusterWorkloads(Cluster* cluster);
+// Fills every Pod::workload from the owner chains (see the contract above)
+// and adds the warning about GPU pods on missing nodes; on up to `threads`
+// threads (each a range of at least 4,096 pods).
+void ResolveClusterWorkloads(Cluster* cluster, int threads = 1);
 
 // "arrays and objects nested deeper than <cap> levels <where> (the cap; ...)",
 // where `where` is "at line L, column C": the one text of the nesting error.

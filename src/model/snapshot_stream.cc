@@ -14,11 +14,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include <simdjson.h>
 
 #include "model/json_block_scan.h"
+#include "model/run_parts.h"
 #include "model/snapshot_json.h"
 
 namespace kubeon::model {
@@ -92,10 +96,27 @@ class Window {
 // Why a scan stopped early.
 enum class Stop { kEnd, kTooBig, kReadError };
 
+// The items a Reader reads: those whose '{' is at a byte offset in
+// [begin, end).  One of several parts (threads) leaves the workloads
+// unresolved; a part other than the last returns its Cluster as soon as an
+// item starts at `end` or the items end, and the last one checks the rest
+// of the file.
+struct ItemRange {
+  size_t begin = 0;
+  size_t end = std::numeric_limits<size_t>::max();
+  bool part = false;
+  bool last = true;
+};
+
 class Reader {
  public:
-  Reader(SnapshotSource* source, std::string_view name, size_t chunk, size_t max_item)
-      : source_(source), name_(name), chunk_(chunk), max_item_(max_item) {}
+  Reader(SnapshotSource* source, std::string_view name, size_t chunk, size_t max_item, ItemRange range = {})
+      : source_(source), name_(name), chunk_(chunk), max_item_(max_item), range_(range) {}
+
+  // REQUIRES: range.part.  Any error means "read on one thread" (a part does
+  // not read a file whose items its range cannot place).
+  Result<Cluster> RunPart() { return Pass(""); }
+  SnapshotItemReader* item_reader() { return &item_reader_; }
 
   Result<Cluster> Run() {
     Result<Cluster> first = Pass("");
@@ -151,6 +172,10 @@ class Reader {
           ++pos_;
           Status s = Items(implied, has_kind, &cluster, &item_error);
           if (!s.ok()) return s;
+          if (part_done_) {
+            if (!item_error.ok()) return item_error;
+            return cluster;
+          }
         } else {
           Mark();
           const size_t value_start = pos_;
@@ -194,7 +219,7 @@ class Reader {
     SkipSpace();
     if (Peek() >= 0) return Error(pos_, "text after the top-level object");
     if (StopReason() == Stop::kReadError) return w_->status();
-    ResolveClusterWorkloads(&cluster);
+    if (!range_.part) ResolveClusterWorkloads(&cluster);
     return cluster;
   }
 
@@ -214,6 +239,10 @@ class Reader {
       if (c < 0) return Stopped("items[" + std::to_string(index) + "]");
       if (c == '}' || c == ']' || c == ',' || c == ':') return Error(pos_, "expected a value in items");
       if (c != '{') return Status::Error(name_ + ": items[" + std::to_string(index) + "] (?): not an object");
+      if (start >= range_.end) {
+        part_done_ = true;
+        return Status::Ok();
+      }
       // An item sits 2 levels deep: its nesting is checked by the same scan.
       size_t too_deep_at = std::string_view::npos;
       if (!SkipValue(kMaxSnapshotNestingDepth - 2, &too_deep_at) || pos_ - start > max_item_) {
@@ -222,9 +251,12 @@ class Reader {
       if (too_deep_at != std::string_view::npos) {
         return Status::Error(name_ + ": " + TooDeepMessage(Where(too_deep_at)));
       }
-      if (deferred->ok()) {
+      if (deferred->ok() && start >= range_.begin) {
         SnapshotItemReader::Diagnostics d;
-        item_reader_.Locate(start, source_->SizeHint());
+        // The first part's vectors grow as projected for the whole file
+        // (the later parts' items are appended to them), a later part's for
+        // its own bytes (its item may end past them).
+        item_reader_.Locate(start, range_.last || range_.begin == 0 ? source_->SizeHint() : std::max(range_.end, pos_));
         Status s = item_reader_.Read(std::string_view(w_->At(start), pos_ - start), index, name_, implied, cluster, &d,
                                      /*nesting_checked=*/true);
         if (!s.ok()) {
@@ -247,6 +279,7 @@ class Reader {
       }
       if (next == ']') {
         ++pos_;
+        part_done_ = !range_.last;
         return Status::Ok();
       }
       if (next < 0) return Stopped("items");
@@ -257,6 +290,7 @@ class Reader {
   // A file whose top level is not an object with "items": read whole, under
   // the item cap, by ParseClusterJson.
   Result<Cluster> WholeText() {
+    if (range_.part) return Status::Error(name_ + ": not a List: read on one thread");
     if (StopReason() == Stop::kReadError) return w_->status();
     if (Status s = source_->Rewind(); !s.ok()) return s.WithPrefix(name_);
     std::string text;
@@ -466,6 +500,8 @@ class Reader {
   SnapshotSource* source_;
   std::string name_;
   size_t chunk_, max_item_;
+  ItemRange range_;
+  bool part_done_ = false;  // a part's range is read: its Cluster is returned as it is
   Window* w_ = nullptr;
   size_t pos_ = 0;
   size_t value_start_ = 0;  // the start of the current top-level value
@@ -475,29 +511,51 @@ class Reader {
   std::string implied_kind_;
 };
 
+// A file descriptor closed with its last user (a file and its reopened copies).
+struct Descriptor {
+  int fd;
+  explicit Descriptor(int f) : fd(f) {}
+  ~Descriptor() { ::close(fd); }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+};
+
+// A regular file is read with pread from the source's own offset, so that
+// its reopened copies share the descriptor and read on other threads; any
+// other file (a pipe) with read, and cannot be reopened.
 class FileSource : public SnapshotSource {
  public:
-  FileSource(int fd, std::string path, size_t size) : fd_(fd), path_(std::move(path)), size_(size) {}
-  ~FileSource() override { ::close(fd_); }
+  FileSource(std::shared_ptr<const Descriptor> fd, std::string path, size_t size, bool regular)
+      : fd_(std::move(fd)), path_(std::move(path)), size_(size), regular_(regular) {}
   Result<size_t> Read(char* out, size_t n) override {
     while (true) {
-      const ssize_t got = ::read(fd_, out, n);
-      if (got >= 0) return static_cast<size_t>(got);
+      const ssize_t got = regular_ ? ::pread(fd_->fd, out, n, static_cast<off_t>(offset_)) : ::read(fd_->fd, out, n);
+      if (got >= 0) {
+        offset_ += static_cast<size_t>(got);
+        return static_cast<size_t>(got);
+      }
       if (errno != EINTR) return Status::Error(path_ + ": read error: " + std::strerror(errno));
     }
   }
   Status Rewind() override {
-    if (::lseek(fd_, 0, SEEK_SET) != 0) {
+    if (!regular_ && ::lseek(fd_->fd, 0, SEEK_SET) != 0) {
       return Status::Error(path_ + ": cannot read the snapshot again (not a regular file?): " + std::strerror(errno));
     }
+    offset_ = 0;
     return Status::Ok();
   }
   size_t SizeHint() const override { return size_; }
+  std::unique_ptr<SnapshotSource> Reopen() const override {
+    if (!regular_) return nullptr;
+    return std::make_unique<FileSource>(fd_, path_, size_, true);
+  }
 
  private:
-  int fd_;
+  std::shared_ptr<const Descriptor> fd_;
   std::string path_;
   size_t size_;  // st_size of a regular file, else 0
+  bool regular_;
+  size_t offset_ = 0;
 };
 
 class TextSource : public SnapshotSource {
@@ -514,18 +572,93 @@ class TextSource : public SnapshotSource {
     return Status::Ok();
   }
   size_t SizeHint() const override { return text_.size(); }
+  std::unique_ptr<SnapshotSource> Reopen() const override { return std::make_unique<TextSource>(text_); }
 
  private:
   std::string_view text_;
   size_t at_ = 0;
 };
 
+// Appends *from to *to: the vector itself when *to is empty (a kind the
+// earlier parts did not have), else its elements one by one.
+template <typename T>
+void MoveAppend(std::vector<T>* to, std::vector<T>* from) {
+  if (to->empty()) {
+    std::swap(*to, *from);
+  } else {
+    to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+  }
+}
+
+// The items of `sources` (one per part, each over the whole file of `total`
+// bytes) read on as many threads and joined in file order; nullopt when the
+// one-thread reader must read the file (a part failed, or two parts hold
+// the same object or each a ClusterPolicy): see the contract.
+std::optional<Cluster> ReadParts(const std::vector<std::unique_ptr<SnapshotSource>>& sources, std::string_view name,
+                                 const StreamOptions& o, size_t total) {
+  const size_t n = sources.size();
+  std::vector<std::unique_ptr<Reader>> readers;
+  for (size_t k = 0; k < n; ++k) {
+    const ItemRange range{total / n * k, k + 1 == n ? std::numeric_limits<size_t>::max() : total / n * (k + 1), true,
+                          k + 1 == n};
+    readers.push_back(std::make_unique<Reader>(sources[k].get(), name, o.chunk_bytes, o.max_item_bytes, range));
+  }
+  std::vector<std::optional<Result<Cluster>>> parts(n);
+  RunParts(n, [&](size_t k) { parts[k].emplace(readers[k]->RunPart()); });
+  for (const auto& p : parts) {
+    if (!p->ok()) return std::nullopt;
+  }
+  Cluster out = std::move(parts[0]->value());
+  for (size_t k = 1; k < n; ++k) {
+    Cluster& c = parts[k]->value();
+    if (!readers[0]->item_reader()->AddObjectsOf(*readers[k]->item_reader())) return std::nullopt;
+    if (c.gpu_operator) {
+      if (out.gpu_operator) return std::nullopt;
+      out.gpu_operator = std::move(c.gpu_operator);
+    }
+    MoveAppend(&out.nodes, &c.nodes);
+    MoveAppend(&out.pods, &c.pods);
+    MoveAppend(&out.pdbs, &c.pdbs);
+    MoveAppend(&out.controllers, &c.controllers);
+    MoveAppend(&out.config_maps, &c.config_maps);
+    MoveAppend(&out.warnings, &c.warnings);
+  }
+  ResolveClusterWorkloads(&out, static_cast<int>(n));
+  return out;
+}
+
 }  // namespace
+
+Result<Cluster> ReadClusterStream(SnapshotSource* source, std::string_view name, const StreamOptions& options) {
+  const size_t total = source->SizeHint();
+  const size_t threads = options.threads > 1 ? static_cast<size_t>(options.threads) : 1;
+  const size_t parts = std::min(threads, total / std::max<size_t>(options.min_part_bytes, 1));
+  if (parts > 1) {
+    std::vector<std::unique_ptr<SnapshotSource>> sources;
+    for (size_t k = 0; k < parts; ++k) {
+      std::unique_ptr<SnapshotSource> s = source->Reopen();
+      if (s == nullptr) break;
+      sources.push_back(std::move(s));
+    }
+    if (sources.size() == parts) {
+      if (std::optional<Cluster> c = ReadParts(sources, name, options, total)) return std::move(*c);
+    }
+  }
+  Reader reader(source, name, options.chunk_bytes, options.max_item_bytes);
+  return reader.Run();
+}
 
 Result<Cluster> ReadClusterStream(SnapshotSource* source, std::string_view name, size_t chunk_bytes,
                                   size_t max_item_bytes) {
-  Reader reader(source, name, chunk_bytes, max_item_bytes);
-  return reader.Run();
+  StreamOptions o;
+  o.chunk_bytes = chunk_bytes;
+  o.max_item_bytes = max_item_bytes;
+  return ReadClusterStream(source, name, o);
+}
+
+Result<Cluster> ReadClusterText(std::string_view text, std::string_view name, const StreamOptions& options) {
+  TextSource source(text);
+  return ReadClusterStream(&source, name, options);
 }
 
 Result<Cluster> ReadClusterText(std::string_view text, std::string_view name, size_t chunk_bytes,
@@ -534,16 +667,20 @@ Result<Cluster> ReadClusterText(std::string_view text, std::string_view name, si
   return ReadClusterStream(&source, name, chunk_bytes, max_item_bytes);
 }
 
-Result<Cluster> ReadClusterFile(const std::string& path) {
+Result<Cluster> ReadClusterFile(const std::string& path, int threads) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::Error(path + ": cannot open cluster snapshot: " + std::strerror(errno));
+  auto descriptor = std::make_shared<const Descriptor>(fd);
   struct stat st;
   const bool known = ::fstat(fd, &st) == 0;
-  FileSource source(fd, path, known && S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
   if (known && S_ISDIR(st.st_mode)) {
     return Status::Error(path + ": is a directory, not a cluster snapshot");
   }
-  return ReadClusterStream(&source, path, kSnapshotChunkBytes, kMaxSnapshotItemBytes);
+  const bool regular = known && S_ISREG(st.st_mode);
+  FileSource source(std::move(descriptor), path, regular ? static_cast<size_t>(st.st_size) : 0, regular);
+  StreamOptions o;
+  o.threads = threads;
+  return ReadClusterStream(&source, path, o);
 }
 
 }  // namespace kubeon::model

@@ -24,12 +24,23 @@
 //    single object) is read whole under the same cap.
 //  - Memory: the read buffer (kSnapshotChunkBytes, grown to the largest
 //    item), simdjson's index of one item, and the Cluster.
-//  - The file is read once.  Twice only when an item has no "kind" and the
+//  - On one thread the file is read once.  Twice only when an item has no "kind" and the
 //    List's own kind comes after "items" (then the List's kind names the
 //    items' kind, as for a "PodList"), or to locate an error.
+//  - Threads (StreamOptions::threads > 1, a source that can be reopened, at
+//    least min_part_bytes per thread): the items are cut into parts by where
+//    they start (part k: the items starting in [k, k+1) * size / parts).
+//    Every part scans the file from its start (structure only before its
+//    range) with its own reader and Cluster; the parts are joined in file
+//    order.  The result is the one-thread reader's, errors included: when a
+//    part fails, or two parts each hold a ClusterPolicy or the same object,
+//    the file is read again on one thread (bad input only), so no message
+//    depends on how the items were cut.  Memory: a window and an item index
+//    per thread, and the parts' Clusters (which become the result).
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -57,20 +68,44 @@ class SnapshotSource {
   // file's size); 0 when not (a pipe).  Only a capacity hint: a wrong value
   // changes how the cluster's vectors grow, never what is read.
   virtual size_t SizeHint() const { return 0; }
+  // Another source over the same bytes, read from the first, that may be
+  // read on another thread while this one is (the reader's parts); nullptr
+  // when there is none (a pipe).
+  virtual std::unique_ptr<SnapshotSource> Reopen() const { return nullptr; }
 };
 
-// Reads the snapshot at `path` (see the contract above).
-Result<Cluster> ReadClusterFile(const std::string& path);
+// Below this many bytes a part of a file is not worth a thread: every part
+// scans the bytes before its own, and a thread costs its start and a second
+// simdjson parser.
+inline constexpr size_t kMinSnapshotPartBytes = size_t{4} << 20;
+
+// How ReadClusterStream reads; the defaults are ReadClusterFile's.
+struct StreamOptions {
+  // Bytes read at a time (tests use tiny chunks so that every token crosses
+  // a chunk boundary).  REQUIRES: > 0.
+  size_t chunk_bytes = kSnapshotChunkBytes;
+  size_t max_item_bytes = kMaxSnapshotItemBytes;
+  // Threads reading items at once (the calling thread is one of them):
+  // parts = min(threads, SizeHint() / min_part_bytes), at least 1.
+  int threads = 1;
+  size_t min_part_bytes = kMinSnapshotPartBytes;
+};
+
+// Reads the snapshot at `path` (see the contract above) on up to `threads`
+// threads.
+Result<Cluster> ReadClusterFile(const std::string& path, int threads = 1);
 
 // The reader behind ReadClusterFile over any source: `name` names it in
-// errors; chunk_bytes and max_item_bytes default to the constants above
-// (tests use tiny chunks so that every token crosses a chunk boundary).
+// errors.
+Result<Cluster> ReadClusterStream(SnapshotSource* source, std::string_view name, const StreamOptions& options);
+// The same with the default options but chunk and item cap.
 // REQUIRES: chunk_bytes > 0.
 Result<Cluster> ReadClusterStream(SnapshotSource* source, std::string_view name,
                                   size_t chunk_bytes = kSnapshotChunkBytes,
                                   size_t max_item_bytes = kMaxSnapshotItemBytes);
 
 // ReadClusterStream over text held in memory (tests and benchmarks).
+Result<Cluster> ReadClusterText(std::string_view text, std::string_view name, const StreamOptions& options);
 Result<Cluster> ReadClusterText(std::string_view text, std::string_view name,
                                 size_t chunk_bytes = kSnapshotChunkBytes,
                                 size_t max_item_bytes = kMaxSnapshotItemBytes);

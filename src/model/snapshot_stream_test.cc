@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -30,6 +31,30 @@ const std::string kDemo = ReadFile(std::string(KUBEON_SOURCE_DIR) + "/examples/d
 // Chunk sizes that put a chunk boundary inside every kind of token.
 const size_t kChunks[] = {1, 2, 7, 64, 4096, kSnapshotChunkBytes};
 
+StreamOptions Threads(int threads, size_t chunk = 7) {
+  StreamOptions o;
+  o.chunk_bytes = chunk;
+  o.threads = threads;
+  o.min_part_bytes = 1;  // as many parts as threads, whatever the text's size
+  return o;
+}
+
+// Read in parts on several threads (so that part boundaries fall in
+// different places), `text` gives what one thread gives: the same Cluster or
+// the same error.
+void ExpectThreadsAgree(const std::string& text, std::initializer_list<int> thread_counts = {2, 3, 5, 16}) {
+  Result<Cluster> one = ReadClusterText(text, "c.json", 7);
+  for (int threads : thread_counts) {
+    Result<Cluster> r = ReadClusterText(text, "c.json", Threads(threads));
+    ASSERT_EQ(r.ok(), one.ok()) << threads << " threads: " << (r.ok() ? one : r).status().message();
+    if (one.ok()) {
+      EXPECT_TRUE(*r == *one) << threads << " threads";
+    } else {
+      EXPECT_EQ(r.status().message(), one.status().message()) << threads << " threads";
+    }
+  }
+}
+
 void ExpectSameAsWholeText(const std::string& text, std::initializer_list<size_t> chunks = {}) {
   Result<Cluster> whole = ParseClusterJson(text, "c.json");
   ASSERT_TRUE(whole.ok()) << whole.status().message();
@@ -38,6 +63,7 @@ void ExpectSameAsWholeText(const std::string& text, std::initializer_list<size_t
     ASSERT_TRUE(streamed.ok()) << "chunk " << chunk << ": " << streamed.status().message();
     EXPECT_TRUE(*streamed == *whole) << "chunk " << chunk;
   }
+  ExpectThreadsAgree(text);
 }
 
 // The error both readers give, checked to be the same for every chunk size.
@@ -52,6 +78,7 @@ std::string SameError(const std::string& text) {
       EXPECT_EQ(streamed.status().message(), whole.status().message()) << "chunk " << chunk;
     }
   }
+  ExpectThreadsAgree(text);
   return whole.status().message();
 }
 
@@ -65,6 +92,7 @@ std::string StreamError(const std::string& text, size_t max_item = kMaxSnapshotI
     if (first.empty()) first = r.status().message();
     EXPECT_EQ(r.status().message(), first) << "chunk " << chunk;
   }
+  if (max_item == kMaxSnapshotItemBytes) ExpectThreadsAgree(text);
   return first;
 }
 
@@ -207,6 +235,7 @@ TEST(SnapshotStream, TruncatedFilesSayWhere) {
     ASSERT_FALSE(r.ok()) << n;
     EXPECT_NE(r.status().message().find("truncated: the file ends inside"), std::string::npos)
         << n << ": " << r.status().message();
+    ExpectThreadsAgree(text.substr(0, n), {2, 4});
   }
   EXPECT_EQ(StreamError(text.substr(0, 80)), "c.json: truncated: the file ends inside items[1]");
   // The top-level key is quoted on one line (fuzz finding: a raw CR in the key).
@@ -236,6 +265,7 @@ TEST(SnapshotStream, OneByteMutationsAgreeWithTheWholeTextReader) {
       mutated[i] = c;
       Result<Cluster> whole = ParseClusterJson(mutated, "c.json");
       Result<Cluster> streamed = ReadClusterText(mutated, "c.json", 3);
+      ExpectThreadsAgree(mutated, {3});
       if (whole.ok() && streamed.ok()) {
         ++both_ok;
         EXPECT_TRUE(*whole == *streamed) << mutated;
@@ -243,6 +273,104 @@ TEST(SnapshotStream, OneByteMutationsAgreeWithTheWholeTextReader) {
     }
   }
   EXPECT_GT(both_ok, 0u);
+}
+
+// A text whose reads, and its copies' (Reopen), are counted.
+class CountingSource : public HintedSource {
+ public:
+  CountingSource(std::string_view text, std::atomic<int>* reopened)
+      : HintedSource(text, text.size()), text_(text), reopened_(reopened) {}
+  Result<size_t> Read(char* out, size_t n) override {
+    ++reads_;
+    return HintedSource::Read(out, n);
+  }
+  std::unique_ptr<SnapshotSource> Reopen() const override {
+    ++*reopened_;
+    return std::make_unique<CountingSource>(text_, reopened_);
+  }
+  int reads() const { return reads_; }
+
+ private:
+  std::string_view text_;
+  int reads_ = 0;
+  std::atomic<int>* reopened_;
+};
+
+// What a read of `text` on `threads` threads did: the result, how many parts
+// it was cut into, and whether the one-thread reader read it again.
+struct PartsRead {
+  Result<Cluster> result;
+  int parts;
+  bool read_again;
+};
+PartsRead ReadInParts(const std::string& text, int threads, size_t min_part_bytes = 1) {
+  std::atomic<int> reopened{0};
+  CountingSource source(text, &reopened);
+  StreamOptions o = Threads(threads, 64);
+  o.min_part_bytes = min_part_bytes;
+  Result<Cluster> r = ReadClusterStream(&source, "c.json", o);
+  return {std::move(r), reopened.load(), source.reads() > 0};
+}
+
+// A valid List is read in parts and joined in file order, never read again;
+// the number of parts is bounded by the threads and by min_part_bytes.
+TEST(SnapshotStream, ListsAreReadInPartsJoinedInFileOrder) {
+  Result<Cluster> one = ReadClusterText(kDemo, "c.json");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  for (int threads : {2, 3, 8}) {
+    PartsRead p = ReadInParts(kDemo, threads);
+    ASSERT_TRUE(p.result.ok()) << p.result.status().message();
+    EXPECT_TRUE(*p.result == *one) << threads;
+    EXPECT_EQ(p.parts, threads);
+    EXPECT_FALSE(p.read_again) << threads;
+  }
+  EXPECT_EQ(ReadInParts(kDemo, 8, kDemo.size() / 3).parts, 3);
+  EXPECT_EQ(ReadInParts(kDemo, 8, kDemo.size() + 1).parts, 0);  // too small: one thread
+  EXPECT_EQ(ReadInParts(kDemo, 1).parts, 0);
+  // A source that cannot be reopened (a pipe) is read on one thread.
+  HintedSource pipe(kDemo, kDemo.size());
+  Result<Cluster> r = ReadClusterStream(&pipe, "c.json", Threads(4));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(*r == *one);
+}
+
+// What two parts cannot tell alone is found when they are joined, and the
+// one-thread reader then reads the file for the message: the same object in
+// two parts, a ClusterPolicy in each (the second a warning), an item without
+// kind in a later part whose List's kind comes last.
+TEST(SnapshotStream, WhatPartsCannotTellIsReadAgainOnOneThread) {
+  const std::string node = R"({"kind":"Node","metadata":{"name":"n"}})";
+  const std::string policy = R"({"kind":"ClusterPolicy","apiVersion":"nvidia.com/v1","metadata":{"name":"P"}})";
+  std::string filler;
+  for (int i = 0; i < 50; ++i) filler += R"({"kind":"Pod","metadata":{"name":"p)" + std::to_string(i) + R"("}},)";
+  auto list = [](const std::string& items) { return R"({"kind":"List","items":[)" + items + "]}"; };
+  struct Case {
+    std::string text;
+    bool ok;
+  };
+  const Case cases[] = {
+      {list(node + "," + filler + node), false},
+      {list(policy + "," + filler + R"({"kind":"ClusterPolicy","metadata":{"name":"Q"}})"), true},
+      {R"({"items":[)" + filler + R"({"metadata":{"name":"x"}}],"kind":"PodList"})", true},
+      {list(filler + R"({"kind":"Node","metadata":{"name":"n"},"spec":{"unschedulable":1}})"), false},
+  };
+  for (const Case& c : cases) {
+    Result<Cluster> one = ReadClusterText(c.text, "c.json");
+    ASSERT_EQ(one.ok(), c.ok) << c.text << ": " << (one.ok() ? "" : one.status().message());
+    PartsRead p = ReadInParts(c.text, 2);
+    EXPECT_EQ(p.parts, 2);
+    EXPECT_TRUE(p.read_again) << c.text;
+    ASSERT_EQ(p.result.ok(), c.ok);
+    if (c.ok) {
+      EXPECT_TRUE(*p.result == *one) << c.text;
+    } else {
+      EXPECT_EQ(p.result.status().message(), one.status().message());
+    }
+  }
+  Result<Cluster> two_policies = ReadClusterText(cases[1].text, "c.json", Threads(2));
+  ASSERT_TRUE(two_policies.ok());
+  ASSERT_EQ(two_policies->warnings.size(), 1u);
+  EXPECT_NE(two_policies->warnings[0].find("a second ClusterPolicy"), std::string::npos);
 }
 
 TEST(SnapshotStream, ReadsFilesAndRefusesDirectories) {
@@ -257,10 +385,40 @@ TEST(SnapshotStream, ReadsFilesAndRefusesDirectories) {
   ASSERT_TRUE(file.ok()) << file.status().message();
   ASSERT_TRUE(whole.ok());
   EXPECT_TRUE(*file == *whole);
-  Result<Cluster> dir = ReadClusterFile("/tmp");
+  Result<Cluster> dir = ReadClusterFile("/tmp", 2);
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().message(), "/tmp: is a directory, not a cluster snapshot");
   EXPECT_FALSE(ReadClusterFile("/nonexistent/cluster.json").ok());
+}
+
+// A file of more than two parts' worth of bytes, read on 1, 2 and 3 threads
+// (its reopened copies share one descriptor, each at its own offset).
+TEST(SnapshotStream, LargeFilesReadOnThreadsGiveTheOneThreadCluster) {
+  std::string text = R"({"kind":"List","items":[)";
+  for (int i = 0; text.size() < 2 * kMinSnapshotPartBytes + 4096; ++i) {
+    text += R"({"kind":"Node","metadata":{"name":"n)" + std::to_string(i) + R"(","labels":{"a":"b"}}},)";
+    text += R"({"kind":"Pod","metadata":{"namespace":"ns","name":"p)" + std::to_string(i) +
+            R"("},"spec":{"nodeName":"n)" + std::to_string(i) +
+            R"(","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}},)";
+  }
+  text.back() = ']';
+  text += "}";
+  char path[] = "/tmp/snapshot_stream_testXXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  Result<Cluster> one = ReadClusterFile(path, 1);
+  Result<Cluster> two = ReadClusterFile(path, 2);
+  Result<Cluster> three = ReadClusterFile(path, 3);  // 2 parts: 4 MiB each at least
+  std::remove(path);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  ASSERT_TRUE(three.ok()) << three.status().message();
+  EXPECT_GT(one->pods.size(), 10000u);
+  EXPECT_TRUE(*two == *one);
+  EXPECT_TRUE(*three == *one);
+  EXPECT_EQ(one->pods.back().name, "p" + std::to_string(one->pods.size() - 1));
 }
 
 }  // namespace

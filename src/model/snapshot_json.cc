@@ -874,11 +874,10 @@ void ParseConfigMap(od::object item, Metadata* md, ConfigMap* c) {
   c->name = md->name;
 }
 
-// A warning for GPU pods bound to nodes the snapshot lacks (a partial
-// snapshot, or nodes deleted between the two lists): the planner leaves them
-// out, so the plan must say so.
 // The warning about Running or Pending GPU pods bound to nodes the snapshot
-// lacks ("" when there are none).  Reads no Pod::workload.
+// lacks (a partial snapshot, or nodes deleted between the two lists): the
+// planner leaves them out, so the plan must say so.  "" when there are none.
+// Reads no Pod::workload.
 std::string MissingNodesWarning(const Cluster& cluster) {
   std::unordered_set<std::string_view> nodes;
   for (const auto& n : cluster.nodes) nodes.insert(n.name);

@@ -319,8 +319,9 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
     cluster.emplace(ReadLiveCluster(a, progress));
     if (Status s = cluster_read(); !s.ok()) return s;
   } else {
-    // The snapshot's items are read on every core while the history comes
-    // from Prometheus (the wait is the network's); beside a history file's
+    // The snapshot's items are read on every core (at most
+    // kMaxSnapshotParts parts, model/snapshot_stream.h) while the history
+    // comes from Prometheus (the wait is the network's); beside a history file's
     // reader, on one (three threads on two cores slowed the history, the
     // longer of the two on a 1.7 GB file: BENCHMARKS.md (g)).
     const int parse_threads = a.metrics_files.empty() ? static_cast<int>(std::thread::hardware_concurrency()) : 1;

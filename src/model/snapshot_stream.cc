@@ -632,7 +632,7 @@ std::optional<Cluster> ReadParts(const std::vector<std::unique_ptr<SnapshotSourc
 Result<Cluster> ReadClusterStream(SnapshotSource* source, std::string_view name, const StreamOptions& options) {
   const size_t total = source->SizeHint();
   const size_t threads = options.threads > 1 ? static_cast<size_t>(options.threads) : 1;
-  const size_t parts = std::min(threads, total / std::max<size_t>(options.min_part_bytes, 1));
+  const size_t parts = std::min({threads, options.max_parts, total / std::max<size_t>(options.min_part_bytes, 1)});
   if (parts > 1) {
     std::vector<std::unique_ptr<SnapshotSource>> sources;
     for (size_t k = 0; k < parts; ++k) {

@@ -24,19 +24,20 @@
 //    single object) is read whole under the same cap.
 //  - Memory: the read buffer (kSnapshotChunkBytes, grown to the largest
 //    item), simdjson's index of one item, and the Cluster.
-//  - On one thread the file is read once.  Twice only when an item has no "kind" and the
-//    List's own kind comes after "items" (then the List's kind names the
-//    items' kind, as for a "PodList"), or to locate an error.
+//  - On one thread the file is read once.  Twice only when an item has no
+//    "kind" and the List's own kind comes after "items" (then the List's
+//    kind names the items' kind, as for a "PodList"), or to locate an error.
 //  - Threads (StreamOptions::threads > 1, a source that can be reopened, at
-//    least min_part_bytes per thread): the items are cut into parts by where
-//    they start (part k: the items starting in [k, k+1) * size / parts).
-//    Every part scans the file from its start (structure only before its
-//    range) with its own reader and Cluster; the parts are joined in file
-//    order.  The result is the one-thread reader's, errors included: when a
-//    part fails, or two parts each hold a ClusterPolicy or the same object,
-//    the file is read again on one thread (bad input only), so no message
-//    depends on how the items were cut.  Memory: a window and an item index
-//    per thread, and the parts' Clusters (which become the result).
+//    least min_part_bytes per part, at most max_parts parts): the items are
+//    cut into parts by where they start (part k: the items starting in
+//    [k, k+1) * size / parts).  Every part scans the file from its start
+//    (structure only before its range) with its own reader and Cluster; the
+//    parts are joined in file order.  The result is the one-thread reader's,
+//    errors included: when a part fails, or two parts each hold a
+//    ClusterPolicy or the same object, the file is read again on one thread
+//    (bad input only), so no message depends on how the items were cut.
+//    Memory: a window and an item index per part, and the parts' Clusters
+//    (which become the result).
 #pragma once
 
 #include <cstddef>
@@ -79,6 +80,11 @@ class SnapshotSource {
 // simdjson parser.
 inline constexpr size_t kMinSnapshotPartBytes = size_t{4} << 20;
 
+// Parts at most, whatever the threads: every part scans the bytes before
+// its own, so the scanning grows with the square of the parts (4 parts scan
+// the file 2.5 times in all, by structure only).
+inline constexpr size_t kMaxSnapshotParts = 4;
+
 // How ReadClusterStream reads; the defaults are ReadClusterFile's.
 struct StreamOptions {
   // Bytes read at a time (tests use tiny chunks so that every token crosses
@@ -86,9 +92,10 @@ struct StreamOptions {
   size_t chunk_bytes = kSnapshotChunkBytes;
   size_t max_item_bytes = kMaxSnapshotItemBytes;
   // Threads reading items at once (the calling thread is one of them):
-  // parts = min(threads, SizeHint() / min_part_bytes), at least 1.
+  // parts = min(threads, max_parts, SizeHint() / min_part_bytes), at least 1.
   int threads = 1;
   size_t min_part_bytes = kMinSnapshotPartBytes;
+  size_t max_parts = kMaxSnapshotParts;
 };
 
 // Reads the snapshot at `path` (see the contract above) on up to `threads`

@@ -36,6 +36,7 @@ StreamOptions Threads(int threads, size_t chunk = 7) {
   o.chunk_bytes = chunk;
   o.threads = threads;
   o.min_part_bytes = 1;  // as many parts as threads, whatever the text's size
+  o.max_parts = 64;
   return o;
 }
 
@@ -303,27 +304,31 @@ struct PartsRead {
   int parts;
   bool read_again;
 };
-PartsRead ReadInParts(const std::string& text, int threads, size_t min_part_bytes = 1) {
+PartsRead ReadInParts(const std::string& text, int threads, size_t min_part_bytes = 1,
+                      size_t max_parts = kMaxSnapshotParts) {
   std::atomic<int> reopened{0};
   CountingSource source(text, &reopened);
   StreamOptions o = Threads(threads, 64);
   o.min_part_bytes = min_part_bytes;
+  o.max_parts = max_parts;
   Result<Cluster> r = ReadClusterStream(&source, "c.json", o);
   return {std::move(r), reopened.load(), source.reads() > 0};
 }
 
 // A valid List is read in parts and joined in file order, never read again;
-// the number of parts is bounded by the threads and by min_part_bytes.
+// the number of parts is bounded by the threads, by max_parts and by
+// min_part_bytes.
 TEST(SnapshotStream, ListsAreReadInPartsJoinedInFileOrder) {
   Result<Cluster> one = ReadClusterText(kDemo, "c.json");
   ASSERT_TRUE(one.ok()) << one.status().message();
   for (int threads : {2, 3, 8}) {
-    PartsRead p = ReadInParts(kDemo, threads);
+    PartsRead p = ReadInParts(kDemo, threads, 1, 64);
     ASSERT_TRUE(p.result.ok()) << p.result.status().message();
     EXPECT_TRUE(*p.result == *one) << threads;
     EXPECT_EQ(p.parts, threads);
     EXPECT_FALSE(p.read_again) << threads;
   }
+  EXPECT_EQ(ReadInParts(kDemo, 64).parts, static_cast<int>(kMaxSnapshotParts));
   EXPECT_EQ(ReadInParts(kDemo, 8, kDemo.size() / 3).parts, 3);
   EXPECT_EQ(ReadInParts(kDemo, 8, kDemo.size() + 1).parts, 0);  // too small: one thread
   EXPECT_EQ(ReadInParts(kDemo, 1).parts, 0);

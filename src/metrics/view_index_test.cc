@@ -33,9 +33,6 @@ TEST(ViewIndexTest, FindsWhatWasInsertedAndNothingElse) {
   EXPECT_EQ(index.Find("key-1", ViewIndex<Value>::Hash("key-1")), nullptr);
 }
 
-// Every key under one hash: a hash match alone never counts, and the empty
-// key and keys that differ only in length or in their last byte are told
-// apart.
 // An empty view with a null data() (what a reader passes for a line
 // without labels) is a key like any other.
 TEST(ViewIndexTest, NullEmptyViewIsTheEmptyKey) {
@@ -50,6 +47,9 @@ TEST(ViewIndexTest, NullEmptyViewIsTheEmptyKey) {
   EXPECT_EQ(index.Find("a", 7), &a);
 }
 
+// Every key under one hash: a hash match alone never counts, and the empty
+// key and keys that differ only in length or in their last byte are told
+// apart.
 TEST(ViewIndexTest, CollidingHashesAreToldApartByTheBytes) {
   ViewIndex<Value> index;
   std::deque<Value> values;

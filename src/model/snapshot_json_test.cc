@@ -499,12 +499,13 @@ TEST(SnapshotJson, WorkloadsOfPodsListedAfterSimilarOnes) {
   std::string items;
   auto add = [&](const std::string& item) { items += (items.empty() ? "" : ",") + item; };
   // An object of `kind` whose controller, when `owner` is not empty, is
-  // the object `owner` of `owner_kind`.
+  // the object `owner` of `owner_kind`; `rest` follows its metadata.
   auto object = [&](const std::string& ns, const std::string& kind, const std::string& name,
-                    const std::string& owner_kind, const std::string& owner) {
+                    const std::string& owner_kind, const std::string& owner, const std::string& rest = "") {
     std::string refs = owner.empty() ? "" : R"(,"ownerReferences":[{"kind":")" + owner_kind + R"(","name":")" +
                                                 owner + R"(","controller":true}])";
-    add(R"({"kind":")" + kind + R"(","metadata":{"name":")" + name + R"(","namespace":")" + ns + "\"" + refs + "}}");
+    add(R"({"kind":")" + kind + R"(","metadata":{"name":")" + name + R"(","namespace":")" + ns + "\"" + refs + "}" +
+        rest + "}");
   };
   object("a", "Deployment", "web", "", "");
   object("a", "ReplicaSet", "web-1", "Deployment", "web");
@@ -543,17 +544,14 @@ TEST(SnapshotJson, WorkloadsOfPodsListedAfterSimilarOnes) {
     EXPECT_EQ(got.workload.name, pods[i][5]) << got.name;
   }
   // The same pods ~1,000 times over (14,014 pods: ranges of 4,096 pods at
-  // least), resolved on 1 and 3 threads: the same workloads, the same
+  // least), resolved on 1, 2, 3 and 7 threads: the same workloads, the same
   // warning about GPU pods on missing nodes (the pods' node "gone").
   const size_t rounds = 1001;
+  const std::string on_gone_node =
+      R"(,"spec":{"nodeName":"gone","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},)"
+      R"("status":{"phase":"Running"})";
   for (size_t r = 0; r < rounds; ++r) {
-    for (const auto& p : pods) {
-      std::string refs = p[2].empty() ? "" : R"(,"ownerReferences":[{"kind":")" + p[2] + R"(","name":")" + p[3] +
-                                                R"(","controller":true}])";
-      add(R"({"kind":"Pod","metadata":{"name":")" + p[1] + "-" + std::to_string(r) + R"(","namespace":")" + p[0] +
-          "\"" + refs + R"(},"spec":{"nodeName":"gone","containers":[{"name":"c","resources":{"limits":)"
-          R"({"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}})");
-    }
+    for (const auto& p : pods) object(p[0], "Pod", p[1] + "-" + std::to_string(r), p[2], p[3], on_gone_node);
   }
   Result<Cluster> many = ParseClusterJson(R"({"kind":"List","items":[)" + items + "]}", "w.json");
   ASSERT_TRUE(many.ok()) << many.status().message();

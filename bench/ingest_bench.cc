@@ -3,6 +3,7 @@
 //   KUBEON_INGEST_FILE=/path/h.om ingest_bench      # a real or generated file
 //   ingest_bench                                    # generates a small one in /tmp
 //   KUBEON_INGEST_THREADS=1 ingest_bench            # IngestOptions::threads (default 0: all cores)
+//   KUBEON_INGEST_KEEP=1 ingest_bench               # Histories left to the exit, as `plan` does
 //
 // BM_ReadHistoryFile reads the file through ReadHistoryFile (1 MiB buffer,
 // format by content), reporting samples/s (accepted + unattributed +
@@ -16,7 +17,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <utility>
 
+#include "cli/exit_memory.h"
 #include "metrics/csv_reader.h"
 #include "metrics/history.h"
 #include "metrics/openmetrics_reader.h"
@@ -67,6 +71,13 @@ void BM_ReadHistoryFile(benchmark::State& state) {
   if (const char* env = std::getenv("KUBEON_INGEST_THREADS"); env != nullptr && *env != '\0') {
     options.threads = static_cast<unsigned>(std::atoi(env));
   }
+  // KUBEON_INGEST_KEEP=1: each History is left to the exit of the process,
+  // never freed, as `plan` leaves it (cli/exit_memory.h); bench/ingest_vs_wc.sh
+  // sets it, so that the process does what the command does.  Otherwise each
+  // is freed in the timed loop.
+  const char* keep_env = std::getenv("KUBEON_INGEST_KEEP");
+  const bool keep = keep_env != nullptr && std::string_view(keep_env) == "1";
+  if (keep) kubeon::cli::EnableLeaveForExit();
   uint64_t samples = 0;
   for (auto _ : state) {
     auto h = kubeon::metrics::ReadHistoryFile(path, options);
@@ -76,6 +87,7 @@ void BM_ReadHistoryFile(benchmark::State& state) {
     }
     samples = SampleLines(*h);
     benchmark::DoNotOptimize(h->pods.size());
+    kubeon::cli::LeaveForExit(std::move(*h));
   }
   state.counters["samples/s"] = benchmark::Counter(
       static_cast<double>(samples), benchmark::Counter::kIsIterationInvariantRate);

@@ -11,7 +11,9 @@
 # ingest's IngestOptions::threads: 0 = all cores, the default; 1 = one thread).
 # Both commands read the file from the page cache (one warm-up read first);
 # the ingest runs BM_ReadHistoryFile of ingest_bench for one iteration
-# (1 MiB read() buffer, the full parser and per-pod summaries).  Printed:
+# (1 MiB read() buffer, the full parser and per-pod summaries), its History
+# left to the exit as `plan` leaves it (KUBEON_INGEST_KEEP=1; KEEP=0 frees
+# it before the exit instead).  Printed:
 # wall and CPU (user+sys) seconds of each, and the ratios.
 set -euo pipefail
 
@@ -54,7 +56,7 @@ best_of() {
 }
 
 read -r wc_wall wc_cpu <<<"$(best_of wc -l "$FILE")"
-read -r in_wall in_cpu <<<"$(best_of env KUBEON_INGEST_FILE="$FILE" KUBEON_INGEST_THREADS="${THREADS:-0}" "$BENCH" \
+read -r in_wall in_cpu <<<"$(best_of env KUBEON_INGEST_FILE="$FILE" KUBEON_INGEST_THREADS="${THREADS:-0}" KUBEON_INGEST_KEEP="${KEEP:-1}" "$BENCH" \
   --benchmark_filter='^BM_ReadHistoryFile' --benchmark_min_time=0.01)"
 lines=$(wc -l <"$FILE")
 

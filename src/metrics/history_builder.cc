@@ -157,23 +157,37 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
   }
   // Key and values in one text, offsets in 32 bits (a line is at most
   // 1 MiB, a CSV row's cells likewise).
-  if (key.size() + labels.hostname.size() + labels.uuid.size() + labels.model_name.size() +
-          labels.mig_profile.size() + container.size() > UINT32_MAX) {
+  if (key.size() + labels.hostname.size() + 2 * labels.uuid.size() + labels.model_name.size() +
+          labels.mig_profile.size() + container.size() + labels.hostname.size() + labels.gpu.size() +
+          labels.mig_instance.size() + 4 > UINT32_MAX) {
     *error = "the series' labels are longer than 4 GiB";
     return false;
   }
   out->id = next_series_id_++;
-  out->text.assign(key);
   out->key_size = static_cast<uint32_t>(key.size());
   // A value lying inside `key` (the same line's text, unescaped) is a span
-  // of it; any other is appended.
+  // of it; any other is appended, and so is the device.  Sized first: one
+  // allocation.
+  const std::less_equal<const char*> le;  // a total order even across buffers
+  auto in_key = [&](std::string_view v) {
+    return le(key.data(), v.data()) && le(v.data() + v.size(), key.data() + key.size());
+  };
+  const std::string_view gi = labels.mig_instance.empty() ? std::string_view() : std::string_view("/GI");
+  size_t size = key.size();
+  for (std::string_view v : {labels.hostname, labels.uuid, labels.model_name, labels.mig_profile, container}) {
+    if (!v.empty() && !in_key(v)) size += v.size();
+  }
+  if (!labels.uuid.empty()) {
+    size += labels.uuid.size() + gi.size() + labels.mig_instance.size();
+  } else if (!labels.hostname.empty() || !labels.gpu.empty()) {
+    size += labels.hostname.size() + 1 + labels.gpu.size() + gi.size() + labels.mig_instance.size();
+  }
+  out->text.clear();
+  out->text.reserve(size);
+  out->text.assign(key);
   auto span = [&](std::string_view v) {
     if (v.empty()) return Series::Span{};
-    // std::less_equal: a total order even for pointers into different buffers.
-    const std::less_equal<const char*> le;
-    if (le(key.data(), v.data()) && le(v.data() + v.size(), key.data() + key.size())) {
-      return Series::Span{static_cast<uint32_t>(v.data() - key.data()), static_cast<uint32_t>(v.size())};
-    }
+    if (in_key(v)) return Series::Span{static_cast<uint32_t>(v.data() - key.data()), static_cast<uint32_t>(v.size())};
     const Series::Span at{static_cast<uint32_t>(out->text.size()), static_cast<uint32_t>(v.size())};
     out->text.append(v);
     return at;
@@ -183,30 +197,41 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
   out->model_name = span(labels.model_name);
   out->mig_profile = span(labels.mig_profile);
   out->container = span(container);
-  out->device.clear();
+  const auto device_at = static_cast<uint32_t>(out->text.size());
   if (!labels.uuid.empty()) {
-    out->device.assign(labels.uuid);
+    out->text.append(labels.uuid);
   } else if (!labels.hostname.empty() || !labels.gpu.empty()) {
-    out->device.assign(labels.hostname).append("/").append(labels.gpu);
+    out->text.append(labels.hostname).append("/").append(labels.gpu);
   }
-  if (!out->device.empty() && !labels.mig_instance.empty()) {
-    out->device.append("/GI").append(labels.mig_instance);
-  }
+  if (out->text.size() > device_at) out->text.append(gi).append(labels.mig_instance);
+  out->device = Series::Span{device_at, static_cast<uint32_t>(out->text.size() - device_at)};
   out->pod = -1;
   if (pod.empty()) return true;
-  const PodView view(ns, pod);
-  auto it = slot_of_.lower_bound(view);
-  if (it == slot_of_.end() || it->first != view) {
-    // slot_of_ and history_.pods hold the same keys in the same order: the
-    // pod after this one in slot_of_ is where it goes in history_.pods.
-    const PodNode next = it == slot_of_.end() ? history_.pods.end() : slots_[it->second].node;
-    const PodNode node = history_.pods.emplace_hint(next, PodKey{std::string(ns), std::string(pod)}, PodUsage{});
-    it = slot_of_.emplace_hint(it, PodView(node->first.namespace_, node->first.pod),
-                               static_cast<int32_t>(slots_.size()));
-    slots_.push_back(Slot{node});
+  PodIndexKey(ns, pod, &pod_key_);
+  const uint64_t hash = ViewIndex<Slot>::Hash(pod_key_);
+  Slot* slot = pod_index_.Find(pod_key_, hash);
+  if (slot == nullptr) {
+    if (slots_.size() >= static_cast<size_t>(INT32_MAX)) {
+      *error = "more than 2^31 pods";
+      return false;
+    }
+    slot = &slots_.emplace_back();
+    // A node of History::pods's type, taken out of a map of its own.
+    std::map<PodKey, PodUsage> one;
+    slot->node = one.extract(one.emplace(PodKey{std::string(ns), std::string(pod)}, PodUsage{}).first);
+    slot->index_key = pod_key_;
+    slot->index = static_cast<int32_t>(slots_.size() - 1);
+    pod_index_.Insert(slot->index_key, hash, slot);
   }
-  out->pod = it->second;
+  out->pod = slot->index;
   return true;
+}
+
+void HistoryBuilder::PodIndexKey(std::string_view ns, std::string_view pod, std::string* out) {
+  // Sizes below 2^32: a line (or CSV row) is at most 1 MiB.
+  const auto ns_size = static_cast<uint32_t>(ns.size());
+  out->assign(reinterpret_cast<const char*>(&ns_size), sizeof(ns_size));
+  out->append(ns).append(pod);
 }
 
 const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labels,
@@ -239,24 +264,31 @@ const Series* HistoryBuilder::Add(std::string_view key, const SeriesLabels& labe
 
 void HistoryBuilder::ApplySeries(Slot& slot, const Series& series) {
   slot.last_series = series.id;
-  PodUsage& u = slot.node->second;
+  PodUsage& u = slot.node.mapped();
   AssignIfDifferent(u.hostname, series.Value(series.hostname));
   AssignIfDifferent(u.gpu_uuid, series.Value(series.uuid));
   AssignIfDifferent(u.model_name, series.Value(series.model_name));
   AssignIfDifferent(u.mig_profile, series.Value(series.mig_profile));
   AssignIfDifferent(u.container, series.Value(series.container));
-  if (!series.device.empty()) u.gpus.insert(series.device);
+  if (const std::string_view device = series.Value(series.device); !device.empty()) {
+    // A pod has a device or a few: looked for as a view, a string made only
+    // for a new one (this runs whenever a pod's lines switch series).
+    const bool known = u.gpus.size() <= 8 ? std::any_of(u.gpus.begin(), u.gpus.end(),
+                                                         [&](const std::string& g) { return g == device; })
+                                          : u.gpus.count(std::string(device)) > 0;
+    if (!known) u.gpus.emplace(device);
+  }
 }
 
 void HistoryBuilder::Accept(const Series& series, Metric metric, double value, int64_t ts_ms) {
-  Slot& slot = slots_[series.pod];
+  Slot& slot = slots_[static_cast<size_t>(series.pod)];
   if (slot.last_series != series.id) ApplySeries(slot, series);
-  PodUsage& u = slot.node->second;
+  PodUsage& u = slot.node.mapped();
   switch (metric) {
     case Metric::kFbUsed: {
       int64_t mib = static_cast<int64_t>(std::ceil(value));
       if (mib > u.peak_memory_mib) u.peak_memory_mib = mib;
-      if (options_.on_memory_sample) options_.on_memory_sample(slot.node->first, ts_ms, value);
+      if (options_.on_memory_sample) options_.on_memory_sample(slot.node.key(), ts_ms, value);
       break;
     }
     case Metric::kGrEngineActive:
@@ -312,7 +344,7 @@ void HistoryBuilder::BadLine(uint64_t line, std::string_view reason, std::string
 }
 
 void HistoryBuilder::BadSample(const Series* series) {
-  if (series != nullptr && series->pod >= 0) ++slots_[series->pod].node->second.bad_samples;
+  if (series != nullptr && series->pod >= 0) ++slots_[static_cast<size_t>(series->pod)].node.mapped().bad_samples;
 }
 
 Result<History> Verdict(History history, const IngestOptions& options) {
@@ -337,10 +369,50 @@ Result<History> Verdict(History history, const IngestOptions& options) {
 }
 
 History HistoryBuilder::TakeHistory() {
+  // The pods in key order (PodKey's: namespace, then pod), each linked in
+  // at the end of the map (no search).  Sorted as small entries: the
+  // namespace as its rank among the few distinct ones, the pod's first 16
+  // bytes as two integers that order as the bytes do (zero-padded: equal
+  // prefixes, e.g. "a" and "a\0", fall back to comparing the names).
+  std::vector<std::string_view> namespaces;  // runs of one namespace kept once
+  for (const Slot& slot : slots_) {
+    const std::string_view ns = slot.node.key().namespace_;
+    if (namespaces.empty() || namespaces.back() != ns) namespaces.push_back(ns);
+  }
+  std::sort(namespaces.begin(), namespaces.end());
+  namespaces.erase(std::unique(namespaces.begin(), namespaces.end()), namespaces.end());
+  struct Entry {
+    uint32_t ns_rank;
+    uint64_t pod_prefix[2];
+    std::string_view pod;
+    Slot* slot;
+  };
+  std::vector<Entry> order;
+  order.reserve(slots_.size());
+  std::string_view last_ns;
+  uint32_t last_rank = 0;
+  for (Slot& slot : slots_) {
+    const std::string_view ns = slot.node.key().namespace_;
+    if (order.empty() || ns != last_ns) {
+      last_ns = ns;
+      last_rank = static_cast<uint32_t>(std::lower_bound(namespaces.begin(), namespaces.end(), ns) - namespaces.begin());
+    }
+    Entry e{last_rank, {0, 0}, slot.node.key().pod, &slot};
+    for (size_t i = 0; i < 16 && i < e.pod.size(); ++i) {
+      e.pod_prefix[i / 8] |= uint64_t{static_cast<unsigned char>(e.pod[i])} << (8 * (7 - i % 8));
+    }
+    order.push_back(e);
+  }
+  std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
+    if (a.ns_rank != b.ns_rank) return a.ns_rank < b.ns_rank;
+    if (a.pod_prefix[0] != b.pod_prefix[0]) return a.pod_prefix[0] < b.pod_prefix[0];
+    if (a.pod_prefix[1] != b.pod_prefix[1]) return a.pod_prefix[1] < b.pod_prefix[1];
+    return a.pod < b.pod;
+  });
+  History history;
+  for (const Entry& e : order) history.pods.insert(history.pods.end(), std::move(e.slot->node));
+  pod_index_.Clear();  // views of the slots' keys: gone before them
   slots_.clear();
-  slot_of_.clear();  // views of history_'s keys: gone before it moves
-  History history = std::move(history_);
-  history_ = History();
   history.source = source_;
   history.stats = std::move(stats_);
   last_series_ = nullptr;

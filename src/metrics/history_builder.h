@@ -52,7 +52,7 @@ struct SeriesLabels {
 // A resolved series.  Its label values are kept as spans of one text: the
 // series' key first (the values written in it as they are point into it,
 // nothing copied), then the values that are not (escaped in the key, or not
-// part of it), one allocation in all.
+// part of it), then its device (see history.h), one allocation in all.
 struct Series {
   struct Span {
     uint32_t at = 0;
@@ -60,10 +60,10 @@ struct Series {
   };
   int32_t pod = -1;  // pod slot, -1 = no pod (idle GPU)
   uint32_t id = 0;   // unique per resolution
-  std::string text;  // the key (key_size bytes), then values not found in it
+  std::string text;  // the key (key_size bytes), then values not found in it, then the device
   uint32_t key_size = 0;
   Span hostname, uuid, model_name, mig_profile, container;
-  std::string device;  // "" when the labels name no device
+  Span device;  // empty when the labels name no device
   // Cached series only: the series that followed this one last time (files
   // written time by time repeat one order of series).
   bool cached = false;
@@ -139,14 +139,22 @@ class HistoryBuilder {
   History TakeHistory();
 
  private:
-  using PodNode = std::map<PodKey, PodUsage>::iterator;
-  // A pod met so far: its entry of history_.pods (map nodes never move).
+  // A pod met so far, in the order met (a deque: slots never move), its
+  // entry a node of History::pods not yet in the map.  The sorted map is
+  // built from them once, by TakeHistory, each node linked in at the end
+  // (nothing copied or allocated again): keeping it sorted while reading cost
+  // a walk down two trees of string keys for every new series
+  // (BENCHMARKS.md (g)).
   struct Slot {
-    PodNode node;
+    std::map<PodKey, PodUsage>::node_type node;
+    // pod_index_'s key: the namespace's size in four bytes, the namespace,
+    // the pod (PodIndexKey).
+    std::string index_key;
+    int32_t index = 0;  // in slots_
     uint32_t last_series = UINT32_MAX;
   };
-  // (namespace, pod) as views of the key of a history_.pods entry.
-  using PodView = std::pair<std::string_view, std::string_view>;
+  // Writes (ns, pod)'s pod_index_ key into *out.
+  static void PodIndexKey(std::string_view ns, std::string_view pod, std::string* out);
   // Resolves the labels of the series `key` into *out (its text rebuilt).
   bool Resolve(std::string_view key, const SeriesLabels& labels, Series* out, const char** error);
   // Makes s the previous line's series, linking it as the successor of the
@@ -158,12 +166,11 @@ class HistoryBuilder {
   int64_t latest_ms_;  // the latest sample time accepted
   std::string source_;
   IngestStats stats_;
-  // The pods' usage, built in place (TakeHistory moves it out whole), and
-  // the slot of each: series name pods by slot, and find them by views (no
-  // strings built to look a pod up, no second copy of the keys).
-  History history_;
-  std::vector<Slot> slots_;
-  std::map<PodView, int32_t> slot_of_;
+  // The pods' usage, a slot each: series name pods by slot (its index);
+  // Resolve finds a pod's slot by its key through the hash index.
+  std::deque<Slot> slots_;
+  ViewIndex<Slot> pod_index_;
+  std::string pod_key_;  // PodIndexKey's output for the pod looked up
   // The cached series (a deque: they never move) and the cache, keyed by
   // views of their keys.  The key that Find() last missed and its hash:
   // Add() of that key (its REQUIRES) does not hash it again.

@@ -13,6 +13,16 @@
 //     it at once.
 // The callback is `void(std::string_view line, uint64_t line_number, bool too_long)`;
 // the view is valid only during the call.
+//   * Feed(chunk, fast, fn) first offers every line that starts inside the
+//     chunk to `fast(p, end, line_number)` (p the line's first byte, end the
+//     chunk's end), which may handle it itself and return the position of its
+//     '\n' (a reader that recognises a line's start often knows where most
+//     of it ends, and need not scan those bytes twice), or return nullptr to
+//     leave it to fn.  REQUIRES of fast: a returned position q lies in
+//     [p, end) with *q == '\n', no '\n' in [p, q) and q - p <= max_line_bytes
+//     (so fn would have received the same line, not too long); fast has
+//     delivered the line itself, a trailing '\r' removed.  The line numbers
+//     and everything fn receives are as with Feed(chunk, fn).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +38,11 @@ class LineSplitter {
 
   template <typename Fn>
   void Feed(std::string_view chunk, Fn&& fn) {
+    Feed(chunk, [](const char*, const char*, uint64_t) -> const char* { return nullptr; }, fn);
+  }
+
+  template <typename Fast, typename Fn>
+  void Feed(std::string_view chunk, Fast&& fast, Fn&& fn) {
     const char* p = chunk.data();
     const char* end = p + chunk.size();
     if (carrying_) {
@@ -44,6 +59,11 @@ class LineSplitter {
       p = nl + 1;
     }
     while (p < end) {
+      if (const char* q = fast(p, end, line_number_ + 1); q != nullptr) {
+        ++line_number_;
+        p = q + 1;
+        continue;
+      }
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
       if (nl == nullptr) {
         carrying_ = true;

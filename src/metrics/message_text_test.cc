@@ -20,6 +20,23 @@ TEST(MessageTextTest, ValidUtf8) {
   EXPECT_FALSE(IsValidUtf8("ok\x80"));            // stray continuation byte
 }
 
+// ASCII is checked eight bytes at a time: a character or a bad byte at any
+// offset of a long text, and a character split across an eight-byte step.
+TEST(MessageTextTest, ValidUtf8AtEveryOffsetOfALongText) {
+  for (size_t at = 0; at <= 20; ++at) {
+    std::string ascii(24, 'a');
+    EXPECT_TRUE(IsValidUtf8(ascii));
+    std::string good = ascii;
+    good.insert(at, "\xE2\x82\xAC");  // €
+    EXPECT_TRUE(IsValidUtf8(good)) << at;
+    std::string stray = ascii;
+    stray[at] = '\x80';
+    EXPECT_FALSE(IsValidUtf8(stray)) << at;
+    std::string truncated = ascii.substr(0, at) + "\xE2\x82";
+    EXPECT_FALSE(IsValidUtf8(truncated)) << at;
+  }
+}
+
 TEST(MessageTextTest, EscapesInvalidBytesAndControlCharacters) {
   EXPECT_EQ(MessageText("a\xFF" "b\xC3", 100), "a\\xFFb\\xC3");
   EXPECT_EQ(MessageText("tab\there\nnl\x7F", 100), "tab?here?nl?");

@@ -45,8 +45,9 @@ size_t TokenEnd(std::string_view s, size_t i) {
 }
 
 // Position of the closing quote of a label value whose content starts at
-// `from`, honouring backslash escapes; npos when unterminated.
-size_t ClosingQuote(std::string_view s, size_t from) {
+// `from`, honouring backslash escapes; npos when unterminated.  *escaped
+// (when given) tells whether the value holds a backslash.
+size_t ClosingQuote(std::string_view s, size_t from, bool* escaped = nullptr) {
   const char* base = s.data();
   const char* end = base + s.size();
   const char* p = base + from;
@@ -54,6 +55,7 @@ size_t ClosingQuote(std::string_view s, size_t from) {
     const char* q = internal::FindAny2(p, end, '"', '\\');
     if (q == end) return std::string_view::npos;
     if (*q == '"') return static_cast<size_t>(q - base);
+    if (escaped != nullptr) *escaped = true;
     p = q + 2;  // skip the escaped character
     if (p > end) return std::string_view::npos;
   }
@@ -105,9 +107,9 @@ class OpenMetricsReader::Impl {
       : builder_(options, std::move(source)), lines_(kMaxLineBytes), starts_file_(starts_file) {}
 
   void Feed(std::string_view chunk) {
-    lines_.Feed(chunk, [this](std::string_view line, uint64_t number, bool too_long) {
-      Line(line, number, too_long);
-    });
+    lines_.Feed(
+        chunk, [this](const char* p, const char* end, uint64_t number) { return PredictedLine(p, end, number); },
+        [this](std::string_view line, uint64_t number, bool too_long) { Line(line, number, too_long); });
   }
 
   Result<History> Finish() {
@@ -127,6 +129,16 @@ class OpenMetricsReader::Impl {
     });
   }
   void Line(std::string_view line, uint64_t number, bool too_long);
+  // The fast path of LineSplitter::Feed: a line that starts with the
+  // previous line's metric name (a used one), '{' and the predicted series'
+  // label set is read here, with only its end after the label set scanned
+  // for '\n' (the rest of its bytes are compared once, never searched).
+  // Returns the position of its '\n', or nullptr (Line() reads it).  Same
+  // counts, reports and samples as Line() would give.
+  const char* PredictedLine(const char* p, const char* end, uint64_t number);
+  // The rest of a data line of a used metric whose series is resolved:
+  // line[i...] follows the label set (or the name when there is none).
+  void Sample(std::string_view line, size_t i, uint64_t number, Metric metric, const Series* series);
   // Parses the label set (between the braces); on failure returns a reason.
   const char* ParseLabels(std::string_view block, SeriesLabels* labels);
 
@@ -158,7 +170,8 @@ const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesL
     if (i == n || block[i] != '=') return "expected '=' after label name";
     i = SkipBlanks(block, i + 1);
     if (i == n || block[i] != '"') return "expected '\"' to open label value";
-    size_t close = ClosingQuote(block, i + 1);
+    bool escaped = false;
+    size_t close = ClosingQuote(block, i + 1, &escaped);
     if (close == std::string_view::npos) return "unterminated label value";
     std::string_view raw = block.substr(i + 1, close - i - 1);
     i = close + 1;
@@ -166,7 +179,7 @@ const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesL
     if (field != nullptr) {
       // A default-constructed view has a null data(); an assigned one never does.
       if (field->data() != nullptr && field != &labels->hostname) return "duplicate label";
-      if (raw.find('\\') != std::string_view::npos && used < unescaped_.size()) {
+      if (escaped && used < unescaped_.size()) {
         Unescape(raw, &unescaped_[used]);
         *field = unescaped_[used++];
       } else {
@@ -261,6 +274,57 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
       return;
     }
   }
+  Sample(line, i, number, metric, series);
+}
+
+const char* OpenMetricsReader::Impl::PredictedLine(const char* p, const char* end, uint64_t number) {
+  const size_t n = last_name_.size();
+  // last_name_ is empty before the first data line (so line 1, which may
+  // start with a byte order mark, never comes here).
+  if (n == 0 || last_metric_ == Metric::kOther || eof_ || static_cast<size_t>(end - p) <= n + 1 ||
+      p[n] != '{' || std::memcmp(p, last_name_.data(), n) != 0) {
+    return nullptr;
+  }
+  const char* labels = p + n + 1;
+  size_t key_size = 0;
+  const Series* series =
+      builder_.MatchPredicted(std::string_view(labels, static_cast<size_t>(end - labels)), '}', &key_size);
+  if (series == nullptr) return nullptr;
+  // The name and the key hold no '\n' (each was part of an earlier line).
+  const char* rest = labels + key_size + 1;
+  // A value and a time in their common spelling, usable as they are: the
+  // line is read to its end here.
+  double value = 0;
+  int64_t ts_ms = 0;
+  if (const char* nl = internal::ReadSimpleSampleEnd(rest, end, &value, &ts_ms);
+      nl != nullptr && static_cast<size_t>(nl - p) <= kMaxLineBytes && builder_.CheckTime(ts_ms) == nullptr &&
+      internal::CheckSampleValue(last_metric_, value) == nullptr) {
+    builder_.Line();
+    builder_.DataLine();
+    if (series->pod < 0) {
+      builder_.Unattributed();
+    } else {
+      builder_.Accept(*series, last_metric_, value, ts_ms);
+    }
+    return nl;
+  }
+  const char* nl = static_cast<const char*>(std::memchr(rest, '\n', static_cast<size_t>(end - rest)));
+  if (nl == nullptr || static_cast<size_t>(nl - p) > kMaxLineBytes) return nullptr;  // Line() reads it
+  std::string_view line(p, static_cast<size_t>(nl - p));
+  if (line.back() == '\r') line.remove_suffix(1);
+  builder_.Line();
+  builder_.DataLine();
+  const size_t i = static_cast<size_t>(rest - p);
+  if (i < line.size() && !IsBlank(line[i])) {
+    builder_.BadLine(number, "expected a blank after the label set", line.substr(i));
+  } else {
+    Sample(line, i, number, last_metric_, series);
+  }
+  return nl;
+}
+
+void OpenMetricsReader::Impl::Sample(std::string_view line, size_t i, uint64_t number, Metric metric,
+                                     const Series* series) {
   if (series->pod < 0) {
     builder_.Unattributed();
     return;

@@ -24,7 +24,12 @@
 // Feed() takes chunks of any size; a line may span chunks, and feeding byte
 // by byte gives the same History as feeding everything at once.  Line
 // numbers are 1-based physical lines.  The reader does not allocate per
-// line once a series has been seen.
+// line once a series has been seen.  A line inside one chunk whose metric
+// name and label set are those predicted from the line before (history_builder.h)
+// is read without searching its bytes for the line's end: the label set is
+// compared, and the value and time in their common spelling read to the
+// '\n' at once (ReadSimpleSampleEnd); any other line, or other ending, is
+// read the general way, with the same result.
 #pragma once
 
 #include <memory>

@@ -188,6 +188,56 @@ TEST(OpenMetricsReaderTest, BadValuesAreCountedWithLineNumbersAndNotUsed) {
   EXPECT_EQ(u.last_ts_ms, 1793527560000);
 }
 
+// Lines whose series is the predicted one are read to their end by the
+// reader itself (PredictedLine), the common " value seconds" ending at once.
+// Every other ending of such a line, good or bad, must come out exactly as
+// the general reading has it: fed byte by byte no line is whole in a chunk,
+// so every line takes the general path there.
+TEST(OpenMetricsReaderTest, PredictedLinesOfEveryEndingReadAsTheGeneralPath) {
+  const std::string used = "DCGM_FI_DEV_FB_USED{namespace=\"ns\",pod=\"p\",UUID=\"GPU-1\"}";
+  const std::string gr = "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"ns\",pod=\"p\",UUID=\"GPU-1\"}";
+  const std::string idle = "DCGM_FI_DEV_FB_USED{UUID=\"GPU-9\"}";
+  const std::string text = used + " 100 1793527200\n" +            // 1: general (nothing predicted yet)
+                           used + " 101 1793527230\n" +            // 2: predicted, simple
+                           used + " 102 1793527260\r\n" +          // 3: predicted, CRLF
+                           used + " 103.5 1793527290 # {} 1\n" +   // 4: exemplar after the time
+                           used + "  104 1793527320\n" +           // 5: two blanks
+                           used + "\t105\t1793527350\n" +          // 6: tabs
+                           used + " 106 1793527380 \n" +           // 7: trailing blank
+                           used + " 1e2 1793527410\n" +            // 8: exponent
+                           used + " 99999999999999 1793527440\n" + // 9: beyond 1e12 MiB: bad
+                           used + " 107 4000000000\n" +            // 10: in 2096, the future: bad
+                           used + " 108 1793527470.5\n" +          // 11: fractional seconds
+                           used + " abc 1793527500\n" +            // 12: bad value
+                           used + " 109\n" +                       // 13: no time: bad
+                           used + "x 110 1793527530\n" +           // 14: no blank after the labels: bad
+                           used + " -1 1793527560\n" +             // 15: negative: bad
+                           used + " 111 1793527590" +               // 16: last line, no '\n'
+                           "\n" + gr + " 0.25 1793527200\n" +      // 17: another metric, same series
+                           gr + " 0.5 1793527230\n" +              // 18
+                           idle + " 5 1793527200\n" +              // 19: a series without pod
+                           idle + " 6 1793527230\n" +              // 20: predicted, unattributed
+                           idle + " x 1793527260\n" +              // 21: predicted, unattributed, bad value not judged
+                           used + " 112 1793527620";                // 22: no '\n' at the end
+  auto whole = ReadOm(text);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  auto bytewise = ReadOm(text, 1);
+  ASSERT_TRUE(bytewise.ok()) << bytewise.status().message();
+  EXPECT_EQ(Describe(*whole), Describe(*bytewise));
+  for (size_t chunk : {7, 64, 150, 333}) {
+    auto h = ReadOm(text, chunk);
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(Describe(*h), Describe(*whole)) << "chunk " << chunk;
+  }
+  EXPECT_EQ(whole->stats.first_bad_line_numbers, (std::vector<uint64_t>{9, 10, 12, 13, 14, 15}));
+  EXPECT_EQ(whole->stats.unattributed_lines, 3u);
+  const PodUsage& u = Pod(*whole, "ns", "p");
+  EXPECT_EQ(u.samples, 13u);  // 11 of memory, 2 of compute
+  EXPECT_EQ(u.bad_samples, 5u);  // line 14's is a bad line, not yet a sample of the pod
+  EXPECT_EQ(u.peak_memory_mib, 112);
+  EXPECT_EQ(u.compute.count(), 2u);
+}
+
 TEST(OpenMetricsReaderTest, MostlyBadInputIsAnErrorListingLines) {
   std::string text = "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
                      "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"b\"} 1 1793527200\n";
@@ -303,6 +353,27 @@ TEST(OpenMetricsReaderTest, PodOnTwoGpusHasTwoDevicesAndLastSeenLabels) {
   EXPECT_EQ(b.first_ts_ms, 1793527200000);  // min, although not first in the file
   EXPECT_EQ(b.last_ts_ms, 1793527260000);
   EXPECT_EQ(Pod(*h, "a", "c").gpus, (std::set<std::string>{"n2/3"}));
+}
+
+// A pod's devices are kept once each however often its lines switch
+// between them (time order revisits every series), past the few that are
+// looked up one by one.
+TEST(OpenMetricsReaderTest, PodOnManyGpusKeepsEachDeviceOnce) {
+  std::string text;
+  for (int t = 0; t < 3; ++t) {
+    for (int g = 0; g < 12; ++g) {
+      text += "DCGM_FI_DEV_FB_USED{namespace=\"ml\",pod=\"big\",gpu=\"" + std::to_string(g) +
+              "\",Hostname=\"n1\"} " + std::to_string(10 + g) + " " + std::to_string(1793527200 + 30 * t) + "\n";
+    }
+  }
+  auto h = ReadOm(text);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const PodUsage& u = Pod(*h, "ml", "big");
+  EXPECT_EQ(u.gpus.size(), 12u);
+  EXPECT_EQ(u.gpus.count("n1/0"), 1u);
+  EXPECT_EQ(u.gpus.count("n1/11"), 1u);
+  EXPECT_EQ(u.samples, 36u);
+  EXPECT_EQ(u.peak_memory_mib, 21);
 }
 
 TEST(OpenMetricsReaderTest, ChunkBoundariesDoNotMatter) {

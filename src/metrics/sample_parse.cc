@@ -1,6 +1,7 @@
 // See sample_parse.h for the contract.
 #include "metrics/sample_parse.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -47,7 +48,7 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
 // there (one 64-bit load: a test that all eight bytes are '0'..'9', then
 // three multiplications combine them); returns the end of what it read.
 // REQUIRES: *m * 10^limit + 10^limit < 2^64.
-const char* ReadDigits(const char* p, const char* end, size_t limit, uint64_t* m) {
+[[gnu::always_inline]] inline const char* ReadDigits(const char* p, const char* end, size_t limit, uint64_t* m) {
   const char* stop = end - p > static_cast<ptrdiff_t>(limit) ? p + limit : end;
   while (stop - p >= 8) {
     uint64_t v;
@@ -69,6 +70,91 @@ const char* ReadDigits(const char* p, const char* end, size_t limit, uint64_t* m
   return p;
 }
 
+// The run of decimal digits at p read from one 64-bit load: returns how
+// many of the eight bytes lead with digits (0..8) and their number in
+// *out.  REQUIRES: p..p+8 readable; a little-endian machine.
+[[gnu::always_inline]] inline int EightBytesOfDigits(const char* p, uint64_t* out) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  // A byte is a digit when its high nibble is 3 and stays 3 with 6 added.  A
+  // carry from a byte >= 0xFA upsets only the bytes after it, which follow
+  // a non-digit and do not count.
+  const uint64_t not_digit = ((v & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030) |
+                             (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030);
+  const int n = not_digit == 0 ? 8 : std::countr_zero(not_digit) >> 3;
+  if (n == 0) {
+    *out = 0;
+    return 0;
+  }
+  // The n digits moved to the top bytes (the first the most significant), zeros
+  // below them, then combined as ReadDigits does.
+  v = (v - 0x3030303030303030) << (8 * (8 - n));
+  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FF;
+  v = (v * (1 + (uint64_t{100} << 16))) >> 16;
+  v = ((v & 0x0000FFFF0000FFFF) * (1 + (uint64_t{10000} << 32))) >> 32;
+  *out = v;
+  return n;
+}
+
+// ReadSimpleSampleEnd's reading from 8-byte loads, when at least 32 bytes
+// follow p (room for every load it makes).  False when the text is not of
+// the simple form within those loads; the byte-wise reading then decides.
+bool SimpleSampleEndByWords(const char* p, uint64_t* m, int* frac_digits, uint64_t* seconds, const char** after) {
+  static constexpr uint64_t kTens[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+  const int int_digits = EightBytesOfDigits(p, m);
+  if (int_digits == 0 || int_digits == 8) return false;
+  p += int_digits;
+  *frac_digits = 0;
+  if (*p == '.') {
+    uint64_t frac = 0;
+    *frac_digits = EightBytesOfDigits(p + 1, &frac);
+    if (*frac_digits == 0 || *frac_digits == 8) return false;
+    *m = *m * kTens[*frac_digits] + frac;
+    p += 1 + *frac_digits;
+  }
+  if (*p != ' ') return false;
+  ++p;
+  const int high = EightBytesOfDigits(p, seconds);
+  if (high == 0) return false;
+  p += high;
+  if (high == 8) {
+    uint64_t low = 0;
+    const int more = EightBytesOfDigits(p, &low);
+    if (more > 3) return false;  // 12 or more digits
+    *seconds = *seconds * kTens[more] + low;
+    p += more;
+  }
+  *after = p;
+  return true;
+}
+
+// ReadSimpleSampleEnd's reading byte by byte, of [p, end): the value's
+// digits (1 to 15 with the fraction's) into *m, then one blank and the
+// time's 1 to 11 digits into *seconds; *after is the end of the time.
+bool SimpleSampleEndByBytes(const char* p, const char* end, uint64_t* m, int* frac_digits, uint64_t* seconds,
+                            const char** after) {
+  *m = 0;
+  *seconds = 0;
+  const char* const digits = p;
+  p = ReadDigits(p, end, 16, m);
+  const auto int_digits = p - digits;
+  if (int_digits == 0 || int_digits > 15) return false;
+  *frac_digits = 0;
+  if (p < end && *p == '.') {
+    const char* const frac = ++p;
+    p = ReadDigits(p, end, static_cast<size_t>(16 - int_digits), m);  // *m stays below 10^16
+    *frac_digits = static_cast<int>(p - frac);
+    if (*frac_digits == 0 || int_digits + *frac_digits > 15) return false;
+  }
+  if (p == end || *p != ' ') return false;
+  ++p;
+  const char* const ts = p;
+  p = ReadDigits(p, end, 12, seconds);
+  if (p == ts || p - ts > 11) return false;
+  *after = p;
+  return true;
+}
+
 // Reads exactly n digits at text[pos...].
 bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
   if (pos + n > text.size()) return false;
@@ -81,6 +167,10 @@ bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
   return true;
 }
 
+// 10^0 .. 10^15, each an exact double.
+constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                             1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
 // The common spelling of a DCGM value, digits with an optional fraction
 // ("2207", "0.453216"), converted without std::from_chars: with at most 15
 // digits in all the digits are an integer m < 2^53 and the fraction's scale
@@ -89,8 +179,6 @@ bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
 // fast path).  Returns false, leaving *value alone, for anything else (sign,
 // exponent, more digits, "5.", ".5"), which from_chars then reads.
 bool ParseShortDecimal(std::string_view text, double* value) {
-  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   if (text.empty() || text.size() > 16) return false;
   uint64_t m = 0;
   const char* const begin = text.data();
@@ -111,6 +199,29 @@ bool ParseShortDecimal(std::string_view text, double* value) {
 }
 
 }  // namespace
+
+const char* ReadSimpleSampleEnd(const char* p, const char* end, double* value, int64_t* ts_ms) {
+  if (p == end || *p != ' ') return nullptr;
+  ++p;
+  uint64_t m = 0;  // the value's digits, fraction digits included
+  int frac_digits = 0;
+  uint64_t seconds = 0;
+  const char* after = nullptr;
+  const bool words = std::endian::native == std::endian::little && end - p >= 32;
+  if (!(words && SimpleSampleEndByWords(p, &m, &frac_digits, &seconds, &after)) &&
+      !SimpleSampleEndByBytes(p, end, &m, &frac_digits, &seconds, &after)) {
+    return nullptr;
+  }
+  if (seconds >= static_cast<uint64_t>(kMaxUnixSeconds)) return nullptr;
+  p = after;
+  if (p < end && *p == '\r') ++p;
+  if (p == end || *p != '\n') return nullptr;
+  // At most 15 digits: m < 2^53 and 10^frac_digits exact, so m / 10^k is the
+  // correctly rounded double (ParseShortDecimal's Clinger fast path).
+  *value = frac_digits == 0 ? static_cast<double>(m) : static_cast<double>(m) / kPow10[frac_digits];
+  *ts_ms = static_cast<int64_t>(seconds) * 1000;
+  return p;
+}
 
 Metric ClassifyMetric(std::string_view name) {
   switch (name.size()) {

@@ -37,6 +37,17 @@ const char* CheckSampleValue(Metric metric, double value);
 // Unix seconds (integer, fraction or scientific notation) -> ms.
 const char* ParseUnixSeconds(std::string_view text, int64_t* ms);
 
+// The common spelling of the end of an OpenMetrics sample line, read in
+// one pass: [p, end) starts with " <value> <seconds>" and '\n' or "\r\n",
+// where <value> is digits with an optional '.' and at least one fraction
+// digit, at most 15 digits in all, and <seconds> is 1 to 11 digits below
+// the year 3000 (kMaxUnixSeconds).  Returns the position of that '\n', with
+// *value and *ts_ms exactly what ParseSampleValue and ParseUnixSeconds give
+// for those two texts; nullptr for any other bytes, *value and *ts_ms then
+// unspecified (the caller reads the line the general way, which reports
+// what is wrong).  Reads only [p, end).
+const char* ReadSimpleSampleEnd(const char* p, const char* end, double* value, int64_t* ts_ms);
+
 // RFC 3339 date-time with 'T', 't' or ' ' between date and time, and 'Z',
 // 'z' or a numeric offset -> Unix ms.
 const char* ParseRfc3339(std::string_view text, int64_t* ms);

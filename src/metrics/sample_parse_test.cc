@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 namespace kubeon::metrics::internal {
@@ -132,6 +133,85 @@ TEST(SampleParseTest, UnixSecondsOfEveryLengthEqualTheFullParse) {
       want += std::stoll(frac.substr(0, 3)) + (frac[3] >= '5' ? 1 : 0);
     }
     ASSERT_EQ(ms, want) << t;
+  }
+}
+
+// The simple spelling ReadSimpleSampleEnd promises to read, decided the
+// plain way: a value of 1 to 15 digits with an optional '.' and fraction
+// digit(s), and 1 to 11 digits of seconds below the year 3000.
+bool IsSimpleValue(const std::string& v) {
+  const size_t point = v.find('.');
+  const std::string digits = point == std::string::npos ? v : v.substr(0, point) + v.substr(point + 1);
+  if (point == 0 || point + 1 == v.size() || digits.empty() || digits.size() > 15) return false;
+  return digits.find_first_not_of("0123456789") == std::string::npos;
+}
+bool IsSimpleSeconds(const std::string& t) {
+  return !t.empty() && t.size() <= 11 && t.find_first_not_of("0123456789") == std::string::npos &&
+         std::stoll(t) < 32503680000;
+}
+
+// Sample ends of every shape around the simple one, each with nothing, a
+// short or a long line after it (the 8-byte loads need 32 bytes ahead):
+// read exactly when simple, and then as ParseSampleValue and
+// ParseUnixSeconds read the two texts.
+TEST(SampleParseTest, SimpleSampleEndIsTheGeneralParseOfTheCommonSpelling) {
+  std::mt19937_64 rng(17);
+  const std::string value_bytes = "0123456789012345678901234567890123456789.+-eE x\xfa";
+  const std::vector<std::string> terminators = {"\n", "\r\n", "", "\r", " \n", "\t\n", " # {} 1\n", "x\n"};
+  const std::vector<std::string> afters = {"", "next", std::string(40, 'z')};
+  size_t simple = 0;
+  for (int n = 0; n < 300000; ++n) {
+    std::string value;
+    const int vlen = 1 + static_cast<int>(rng() % 19);
+    for (int i = 0; i < vlen; ++i) value += rng() % 4 == 0 ? value_bytes[rng() % value_bytes.size()] : "0123456789"[rng() % 10];
+    std::string ts;
+    const int tlen = static_cast<int>(rng() % 14);
+    for (int i = 0; i < tlen; ++i) ts += "0123456789"[rng() % 10];
+    if (rng() % 8 == 0 && !ts.empty()) ts[rng() % ts.size()] = ".x-"[rng() % 3];
+    const std::string& term = rng() % 3 == 0 ? terminators[rng() % terminators.size()] : terminators[0];
+    const std::string text = " " + value + " " + ts + term + afters[rng() % afters.size()];
+    double got_value = -1;
+    int64_t got_ms = -1;
+    const char* nl = ReadSimpleSampleEnd(text.data(), text.data() + text.size(), &got_value, &got_ms);
+    const bool want_simple = IsSimpleValue(value) && IsSimpleSeconds(ts) && (term == "\n" || term == "\r\n");
+    ASSERT_EQ(nl != nullptr, want_simple) << "[" << text << "]";
+    if (!want_simple) continue;
+    ++simple;
+    EXPECT_EQ(nl - text.data(), static_cast<ptrdiff_t>(1 + value.size() + 1 + ts.size() + term.size() - 1)) << text;
+    double want_value = -2;
+    ASSERT_TRUE(ParseSampleValue(value, &want_value)) << value;
+    ASSERT_EQ(std::memcmp(&want_value, &got_value, sizeof want_value), 0) << value;
+    int64_t want_ms = -2;
+    ASSERT_EQ(ParseUnixSeconds(ts, &want_ms), nullptr) << ts;
+    ASSERT_EQ(got_ms, want_ms) << ts;
+  }
+  EXPECT_GT(simple, 10000u);  // the simple shapes were met, not only refusals
+  // At the edges: 15 digits, 11-digit seconds, the year 3000, 7 and 8 digits
+  // on each side of the point (where the 8-byte loads stop).
+  const std::string pad(40, 'z');
+  for (const auto& [v, t, ok] : std::vector<std::tuple<std::string, std::string, bool>>{
+           {"123456789012345", "1793527200", true},
+           {"1234567890123456", "1793527200", false},
+           {"1234567.1234567", "1793527200", true},
+           {"12345678.1234567", "1793527200", true},
+           {"1234567.12345678", "1793527200", true},
+           {"1.23456789012345", "1793527200", true},
+           {"0.000000", "32503679999", true},
+           {"7", "32503680000", false},
+           {"7", "012345678901", false},
+           {"7", "0", true}}) {
+    for (const std::string& after : {std::string(), pad}) {
+      const std::string text = " " + v + " " + t + "\n" + after;
+      double value = -1;
+      int64_t ms = -1;
+      const char* nl = ReadSimpleSampleEnd(text.data(), text.data() + text.size(), &value, &ms);
+      ASSERT_EQ(nl != nullptr, ok) << text;
+      if (!ok) continue;
+      double want = -2;
+      ASSERT_TRUE(ParseSampleValue(v, &want));
+      EXPECT_EQ(std::memcmp(&want, &value, sizeof want), 0) << v;
+      EXPECT_EQ(ms, std::stoll(t) * 1000) << t;
+    }
   }
 }
 

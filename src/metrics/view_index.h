@@ -1,6 +1,6 @@
 // ViewIndex<T>: an insert-only map from byte strings the caller keeps alive
 // to T* -- the history readers' series cache (a label block's text -> its
-// resolved series).
+// resolved series) and their pods (a pod's namespace and name -> its slot).
 //
 // Built for ~10^5 keys of a few hundred bytes, each looked up about once
 // (the readers predict most lines' series without a lookup): the table is

@@ -41,9 +41,13 @@ size_t CharLength(std::string_view text, size_t i) {
 bool IsValidUtf8(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     // ASCII runs are the common case: eight bytes without a high bit at once.
-    if (uint64_t w = 0; text.size() - i >= 8 && (std::memcpy(&w, text.data() + i, 8), w & 0x8080808080808080) == 0) {
-      i += 8;
-      continue;
+    if (text.size() - i >= 8) {
+      uint64_t w;
+      std::memcpy(&w, text.data() + i, 8);
+      if ((w & 0x8080808080808080) == 0) {
+        i += 8;
+        continue;
+      }
     }
     if (static_cast<unsigned char>(text[i]) < 0x80) {
       ++i;

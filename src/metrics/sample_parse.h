@@ -41,7 +41,7 @@ const char* ParseUnixSeconds(std::string_view text, int64_t* ms);
 // one pass: [p, end) starts with " <value> <seconds>" and '\n' or "\r\n",
 // where <value> is digits with an optional '.' and at least one fraction
 // digit, at most 15 digits in all, and <seconds> is 1 to 11 digits below
-// the year 3000 (kMaxUnixSeconds).  Returns the position of that '\n', with
+// the year 3000 (32503680000).  Returns the position of that '\n', with
 // *value and *ts_ms exactly what ParseSampleValue and ParseUnixSeconds give
 // for those two texts; nullptr for any other bytes, *value and *ts_ms then
 // unspecified (the caller reads the line the general way, which reports

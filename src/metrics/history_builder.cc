@@ -155,16 +155,6 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
     *error = "label pod without namespace";
     return false;
   }
-  // Key and values in one text, offsets in 32 bits (a line is at most
-  // 1 MiB, a CSV row's cells likewise).
-  if (key.size() + labels.hostname.size() + 2 * labels.uuid.size() + labels.model_name.size() +
-          labels.mig_profile.size() + container.size() + labels.hostname.size() + labels.gpu.size() +
-          labels.mig_instance.size() + 4 > UINT32_MAX) {
-    *error = "the series' labels are longer than 4 GiB";
-    return false;
-  }
-  out->id = next_series_id_++;
-  out->key_size = static_cast<uint32_t>(key.size());
   // A value lying inside `key` (the same line's text, unescaped) is a span
   // of it; any other is appended, and so is the device.  Sized first: one
   // allocation.
@@ -182,6 +172,13 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
   } else if (!labels.hostname.empty() || !labels.gpu.empty()) {
     size += labels.hostname.size() + 1 + labels.gpu.size() + gi.size() + labels.mig_instance.size();
   }
+  // Offsets in 32 bits (a line is at most 1 MiB, a CSV row's cells likewise).
+  if (size > UINT32_MAX) {
+    *error = "the series' labels are longer than 4 GiB";
+    return false;
+  }
+  out->id = next_series_id_++;
+  out->key_size = static_cast<uint32_t>(key.size());
   out->text.clear();
   out->text.reserve(size);
   out->text.assign(key);

@@ -136,6 +136,15 @@ class OpenMetricsReader::Impl {
   // Returns the position of its '\n', or nullptr (Line() reads it).  Same
   // counts, reports and samples as Line() would give.
   const char* PredictedLine(const char* p, const char* end, uint64_t number);
+  // Whether line[i...], after the label set, is empty or starts with a
+  // blank; else reports the line as bad.
+  bool BlankAfterLabels(std::string_view line, size_t i, uint64_t number) {
+    if (i < line.size() && !IsBlank(line[i])) {
+      builder_.BadLine(number, "expected a blank after the label set", line.substr(i));
+      return false;
+    }
+    return true;
+  }
   // The rest of a data line of a used metric whose series is resolved:
   // line[i...] follows the label set (or the name when there is none).
   void Sample(std::string_view line, size_t i, uint64_t number, Metric metric, const Series* series);
@@ -261,10 +270,7 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     key = line.substr(i + 1, close - i - 1);
     i = close + 1;
   }
-  if (i < line.size() && !IsBlank(line[i])) {
-    builder_.BadLine(number, "expected a blank after the label set", line.substr(i));
-    return;
-  }
+  if (!BlankAfterLabels(line, i, number)) return;
   if (series == nullptr && (series = builder_.Find(key)) == nullptr) {
     SeriesLabels labels;
     const char* error = ParseLabels(key, &labels);
@@ -315,11 +321,7 @@ const char* OpenMetricsReader::Impl::PredictedLine(const char* p, const char* en
   builder_.Line();
   builder_.DataLine();
   const size_t i = static_cast<size_t>(rest - p);
-  if (i < line.size() && !IsBlank(line[i])) {
-    builder_.BadLine(number, "expected a blank after the label set", line.substr(i));
-  } else {
-    Sample(line, i, number, last_metric_, series);
-  }
+  if (BlankAfterLabels(line, i, number)) Sample(line, i, number, last_metric_, series);
   return nl;
 }
 

@@ -96,65 +96,6 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
   return n;
 }
 
-// ReadSimpleSampleEnd's reading from 8-byte loads, when at least 32 bytes
-// follow p (room for every load it makes).  False when the text is not of
-// the simple form within those loads; the byte-wise reading then decides.
-bool SimpleSampleEndByWords(const char* p, uint64_t* m, int* frac_digits, uint64_t* seconds, const char** after) {
-  static constexpr uint64_t kTens[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-  const int int_digits = EightBytesOfDigits(p, m);
-  if (int_digits == 0 || int_digits == 8) return false;
-  p += int_digits;
-  *frac_digits = 0;
-  if (*p == '.') {
-    uint64_t frac = 0;
-    *frac_digits = EightBytesOfDigits(p + 1, &frac);
-    if (*frac_digits == 0 || *frac_digits == 8) return false;
-    *m = *m * kTens[*frac_digits] + frac;
-    p += 1 + *frac_digits;
-  }
-  if (*p != ' ') return false;
-  ++p;
-  const int high = EightBytesOfDigits(p, seconds);
-  if (high == 0) return false;
-  p += high;
-  if (high == 8) {
-    uint64_t low = 0;
-    const int more = EightBytesOfDigits(p, &low);
-    if (more > 3) return false;  // 12 or more digits
-    *seconds = *seconds * kTens[more] + low;
-    p += more;
-  }
-  *after = p;
-  return true;
-}
-
-// ReadSimpleSampleEnd's reading byte by byte, of [p, end): the value's
-// digits (1 to 15 with the fraction's) into *m, then one blank and the
-// time's 1 to 11 digits into *seconds; *after is the end of the time.
-bool SimpleSampleEndByBytes(const char* p, const char* end, uint64_t* m, int* frac_digits, uint64_t* seconds,
-                            const char** after) {
-  *m = 0;
-  *seconds = 0;
-  const char* const digits = p;
-  p = ReadDigits(p, end, 16, m);
-  const auto int_digits = p - digits;
-  if (int_digits == 0 || int_digits > 15) return false;
-  *frac_digits = 0;
-  if (p < end && *p == '.') {
-    const char* const frac = ++p;
-    p = ReadDigits(p, end, static_cast<size_t>(16 - int_digits), m);  // *m stays below 10^16
-    *frac_digits = static_cast<int>(p - frac);
-    if (*frac_digits == 0 || int_digits + *frac_digits > 15) return false;
-  }
-  if (p == end || *p != ' ') return false;
-  ++p;
-  const char* const ts = p;
-  p = ReadDigits(p, end, 12, seconds);
-  if (p == ts || p - ts > 11) return false;
-  *after = p;
-  return true;
-}
-
 // Reads exactly n digits at text[pos...].
 bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
   if (pos + n > text.size()) return false;
@@ -198,27 +139,79 @@ bool ParseShortDecimal(std::string_view text, double* value) {
   return true;
 }
 
+// ReadSimpleSampleEnd's reading from 8-byte loads, when at least 32 bytes
+// follow p (room for every load it makes): the value (at most 7 + 7 digits)
+// into *value, the time's digits into *seconds, *after the time's end.  False
+// when the text is not of the simple form within those loads; the byte-wise
+// reading then decides.
+bool SimpleSampleEndByWords(const char* p, double* value, uint64_t* seconds, const char** after) {
+  static constexpr uint64_t kTens[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+  uint64_t m = 0;
+  const int int_digits = EightBytesOfDigits(p, &m);
+  if (int_digits == 0 || int_digits == 8) return false;
+  p += int_digits;
+  int frac_digits = 0;
+  if (*p == '.') {
+    uint64_t frac = 0;
+    frac_digits = EightBytesOfDigits(p + 1, &frac);
+    if (frac_digits == 0 || frac_digits == 8) return false;
+    m = m * kTens[frac_digits] + frac;
+    p += 1 + frac_digits;
+  }
+  if (*p != ' ') return false;
+  ++p;
+  const int high = EightBytesOfDigits(p, seconds);
+  if (high == 0) return false;
+  p += high;
+  if (high == 8) {
+    uint64_t low = 0;
+    const int more = EightBytesOfDigits(p, &low);
+    if (more > 3) return false;  // 12 or more digits
+    *seconds = *seconds * kTens[more] + low;
+    p += more;
+  }
+  // At most 14 digits: m < 2^53 and 10^frac_digits exact, so m / 10^k is the
+  // correctly rounded double, as ParseShortDecimal computes it.
+  *value = frac_digits == 0 ? static_cast<double>(m) : static_cast<double>(m) / kPow10[frac_digits];
+  *after = p;
+  return true;
+}
+
+// ReadSimpleSampleEnd's reading byte by byte, of [p, end): the value
+// token up to one blank (ParseShortDecimal's spelling) into *value, then
+// the time's 1 to 11 digits into *seconds; *after is the end of the time.
+bool SimpleSampleEndByBytes(const char* p, const char* end, double* value, uint64_t* seconds,
+                            const char** after) {
+  const char* blank = p;  // the value's end: ParseShortDecimal reads at most 16 bytes
+  while (blank < end && blank - p <= 16 && *blank != ' ') ++blank;
+  if (blank == end || *blank != ' ' || !ParseShortDecimal(std::string_view(p, static_cast<size_t>(blank - p)), value)) {
+    return false;
+  }
+  p = blank + 1;
+  *seconds = 0;
+  const char* const ts = p;
+  p = ReadDigits(p, end, 12, seconds);
+  if (p == ts || p - ts > 11) return false;
+  *after = p;
+  return true;
+}
+
 }  // namespace
 
 const char* ReadSimpleSampleEnd(const char* p, const char* end, double* value, int64_t* ts_ms) {
   if (p == end || *p != ' ') return nullptr;
   ++p;
-  uint64_t m = 0;  // the value's digits, fraction digits included
-  int frac_digits = 0;
   uint64_t seconds = 0;
   const char* after = nullptr;
   const bool words = std::endian::native == std::endian::little && end - p >= 32;
-  if (!(words && SimpleSampleEndByWords(p, &m, &frac_digits, &seconds, &after)) &&
-      !SimpleSampleEndByBytes(p, end, &m, &frac_digits, &seconds, &after)) {
+  if (!(words && SimpleSampleEndByWords(p, value, &seconds, &after)) &&
+      !SimpleSampleEndByBytes(p, end, value, &seconds, &after)) {
     return nullptr;
   }
   if (seconds >= static_cast<uint64_t>(kMaxUnixSeconds)) return nullptr;
   p = after;
   if (p < end && *p == '\r') ++p;
   if (p == end || *p != '\n') return nullptr;
-  // At most 15 digits: m < 2^53 and 10^frac_digits exact, so m / 10^k is the
-  // correctly rounded double (ParseShortDecimal's Clinger fast path).
-  *value = frac_digits == 0 ? static_cast<double>(m) : static_cast<double>(m) / kPow10[frac_digits];
   *ts_ms = static_cast<int64_t>(seconds) * 1000;
   return p;
 }

@@ -22,6 +22,7 @@
 #include "metrics/openmetrics_reader.h"
 #include "metrics/read_ahead.h"
 #include "metrics/sample_parse.h"
+#include "model/run_parts.h"
 
 namespace kubeon::metrics {
 namespace {
@@ -213,10 +214,7 @@ Result<std::optional<History>> ReadOpenMetricsInPieces(int fd, uint64_t size, un
     }
     results[k] = reader.FinishPiece();
   };
-  std::vector<std::thread> threads;
-  for (size_t k = 1; k < n; ++k) threads.emplace_back(read_piece, k);
-  read_piece(0);
-  for (auto& t : threads) t.join();
+  model::RunParts(n, read_piece);
   for (size_t k = 0; k < n; ++k) {
     if (read_errors[k] == ECANCELED) return Status::Error(path + ": " + kStoppedMessage);
     if (read_errors[k] != 0) return Status::Error(path + ": read error: " + std::strerror(read_errors[k]));

@@ -1,5 +1,6 @@
-// RunParts: the one way the model's readers spread work over threads (the
-// snapshot reader's parts, the pods whose workloads are resolved).
+// RunParts: the one way the readers spread work over threads (the
+// snapshot reader's parts, the pods whose workloads are resolved, the
+// pieces of a history file).
 //
 // Contract:
 //   * RunParts(n, fn) calls fn(k) once for every k in [0, n) (none for

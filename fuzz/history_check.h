@@ -7,6 +7,9 @@
 //  - reads `bytes` three ways: in one Feed(), in three pieces split at
 //    positions derived from the input, and one byte at a time when the input
 //    is small (the contract of both readers: chunking does not change the result);
+//    a reader with a first pass done elsewhere (OpenMetricsReader::FindRuns)
+//    also reads the three pieces with their runs, found with the right and
+//    with the wrong at_line_start, for the same result;
 //  - no exception escapes (checked by the caller);
 //  - an error is one line that names the source; the three ways agree on
 //    the error text or on the History (Describe() below);
@@ -21,9 +24,11 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "fuzz/fuzz_check.h"
 #include "metrics/history.h"
+#include "metrics/repeat_runs.h"
 
 namespace kubeon::fuzz {
 
@@ -69,18 +74,40 @@ inline void CheckHistory(const metrics::History& h) {
   FUZZ_CHECK(pod_samples <= s.samples, d);
 }
 
+template <typename Reader>
+concept FindsRuns = requires(std::string_view chunk, metrics::internal::RepeatRuns* runs) {
+  Reader::FindRuns(chunk, true, runs);
+};
+
+// How a way of reading feeds the three pieces.
+enum class Runs { kNone, kRightLineStarts, kWrongLineStarts };
+
 // The outcome of one way of reading, for comparison: the error or the History.
 template <typename Reader>
-std::string ReadAll(std::string_view bytes, const std::string& source, size_t cut1, size_t cut2, bool byte_by_byte) {
+std::string ReadAll(std::string_view bytes, const std::string& source, size_t cut1, size_t cut2, bool byte_by_byte,
+                    Runs runs = Runs::kNone) {
   metrics::IngestOptions options;
   options.threads = 1;
   Reader reader(options, source);
+  auto feed = [&](size_t from, size_t to) {
+    const std::string_view piece = bytes.substr(from, to - from);
+    if constexpr (FindsRuns<Reader>) {
+      if (runs != Runs::kNone) {
+        metrics::internal::RepeatRuns found;
+        const bool at_line_start = from == 0 || bytes[from - 1] == '\n';
+        Reader::FindRuns(piece, at_line_start != (runs == Runs::kWrongLineStarts), &found);
+        reader.Feed(piece, found);
+        return;
+      }
+    }
+    reader.Feed(piece);
+  };
   if (byte_by_byte) {
     for (size_t i = 0; i < bytes.size(); ++i) reader.Feed(bytes.substr(i, 1));
   } else {
-    reader.Feed(bytes.substr(0, cut1));
-    reader.Feed(bytes.substr(cut1, cut2 - cut1));
-    reader.Feed(bytes.substr(cut2));
+    feed(0, cut1);
+    feed(cut1, cut2);
+    feed(cut2, bytes.size());
   }
   auto result = reader.Finish();
   if (!result.ok()) {
@@ -108,6 +135,19 @@ void FeedAndCheck(std::string_view bytes, const std::string& source) {
   FUZZ_CHECK(pieces == whole, "feeding in pieces (" + std::to_string(cut1) + ", " + std::to_string(cut2) +
                                   ") changed the result:\n--- whole\n" + whole.substr(0, 1500) + "\n--- pieces\n" +
                                   pieces.substr(0, 1500));
+  if constexpr (FindsRuns<Reader>) {
+    // Whole, so that most lines are in a piece's runs; and in the pieces.
+    for (Runs runs : {Runs::kRightLineStarts, Runs::kWrongLineStarts}) {
+      for (auto [c1, c2] : {std::pair{n, n}, std::pair{cut1, cut2}}) {
+        const std::string with_runs = ReadAll<Reader>(bytes, source, c1, c2, false, runs);
+        FUZZ_CHECK(with_runs == whole, std::string("feeding with runs (") +
+                                           (runs == Runs::kWrongLineStarts ? "wrong" : "right") + " line starts, " +
+                                           std::to_string(c1) + ", " + std::to_string(c2) +
+                                           ") changed the result:\n--- whole\n" + whole.substr(0, 1500) +
+                                           "\n--- with runs\n" + with_runs.substr(0, 1500));
+      }
+    }
+  }
   if (n <= kByteByByteMax) {
     const std::string bytewise = ReadAll<Reader>(bytes, source, 0, 0, true);
     FUZZ_CHECK(bytewise == whole, "feeding byte by byte changed the result:\n--- whole\n" + whole.substr(0, 1500) +

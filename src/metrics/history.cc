@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <set>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -128,14 +130,46 @@ bool Stopped(const std::atomic<bool>* stop) { return stop != nullptr && stop->lo
 // this one.
 template <typename Reader>
 Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t first, const std::string& path,
-                       const std::atomic<bool>* stop, bool read_ahead) {
+                       const IngestOptions& options, bool read_ahead) {
+  const std::atomic<bool>* stop = options.stop;
   if (first > 0) reader.Feed(std::string_view(buf.data(), first));
   if (first < buf.size()) return reader.Finish();  // short read: end of file
   if (read_ahead) {
+    // OpenMetrics: the reading thread also finds each chunk's repeated lines
+    // in the bytes it has just copied (repeat_runs.h), a RepeatRuns per
+    // buffer, unless the parser already waits for the chunk (kWhenParserBusy):
+    // then the parser reads it all, and the two threads share the work as
+    // their speeds allow (a file's first metric, its series new, is slow to
+    // parse; the others are quick to parse once their lines are found).
+    using FirstPass = IngestOptions::FirstPass;
+    const bool find = std::is_same_v<Reader, OpenMetricsReader> && options.first_pass != FirstPass::kNever;
+    const bool always = options.first_pass == FirstPass::kAlways;
+    constexpr size_t kBuffers = 8;
+    std::array<internal::RepeatRuns, kBuffers> runs;
+    bool at_line_start = buf[first - 1] == '\n';  // first == buf.size() > 0 here
+    internal::ReadAhead::Prepare find_runs;
+    if (find) {
+      find_runs = [&runs, &at_line_start, always](std::string_view chunk, size_t slot, bool parser_waiting) {
+        if (parser_waiting && !always) {
+          runs[slot].Clear();
+        } else {
+          OpenMetricsReader::FindRuns(chunk, at_line_start, &runs[slot]);
+        }
+        at_line_start = chunk.back() == '\n';
+      };
+    }
     internal::ReadAhead ahead(
-        kReadBuffer, [fd](std::vector<char>& b) { return ReadFull(fd, b); }, stop);
+        kReadBuffer, [fd](std::vector<char>& b) { return ReadFull(fd, b); }, stop, kBuffers, std::move(find_runs));
     for (std::string_view chunk = ahead.Next(); !chunk.empty(); chunk = ahead.Next()) {
-      reader.Feed(chunk);
+      if constexpr (std::is_same_v<Reader, OpenMetricsReader>) {
+        if (find) {
+          reader.Feed(chunk, runs[ahead.slot()]);
+        } else {
+          reader.Feed(chunk);
+        }
+      } else {
+        reader.Feed(chunk);
+      }
       if (Stopped(stop)) return Status::Error(path + ": " + kStoppedMessage);
     }
     if (ahead.error() == ECANCELED) return Status::Error(path + ": " + kStoppedMessage);
@@ -292,11 +326,11 @@ Result<History> ReadHistoryFile(const std::string& path, const IngestOptions& gi
         // `# EOF` before the last piece: read it all as one stream (pread
         // left the file offset just after the first buffer).
       }
-      return Stream(OpenMetricsReader(options, path), fd.get(), buf, static_cast<size_t>(first), path,
-                    options.stop, read_ahead);
+      return Stream(OpenMetricsReader(options, path), fd.get(), buf, static_cast<size_t>(first), path, options,
+                    read_ahead);
     }
     case Format::kCsv:
-      return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path, options.stop,
+      return Stream(CsvReader(options, path), fd.get(), buf, static_cast<size_t>(first), path, options,
                     read_ahead);
     case Format::kUnknown:
       break;

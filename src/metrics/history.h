@@ -157,16 +157,25 @@ struct IngestOptions {
   unsigned threads = 0;
   uint64_t parallel_min_bytes = uint64_t{32} << 20;
   // A regular file read as one piece (one thread, a small file, CSV) is
-  // read a 1 MiB chunk ahead on a second thread, so that the copy from the
-  // page cache overlaps the parsing (read_ahead.h; 1 MiB more memory);
-  // false = the parsing thread reads too.  The result is the same.
+  // read up to eight 1 MiB chunks ahead on a second thread, so that the copy
+  // from the page cache overlaps the parsing (read_ahead.h; 8 MiB more
+  // memory, and for OpenMetrics each chunk's RepeatRuns, at most 26 bytes a
+  // line): for OpenMetrics that thread also finds the lines repeating the
+  // line before up to a value and reads those (repeat_runs.h) while the
+  // parsing thread is busy; false = the parsing thread reads too.  The
+  // result is the same.
   bool read_ahead = true;
+  // When the read-ahead thread finds an OpenMetrics chunk's repeated lines:
+  // only while the parsing thread is busy (it then shares the work as the
+  // two threads' speeds allow), for every chunk, or never.  Same result.
+  enum class FirstPass { kWhenParserBusy, kAlways, kNever };
+  FirstPass first_pass = FirstPass::kWhenParserBusy;
   // Called with every accepted DCGM_FI_DEV_FB_USED sample (the pod it is
   // attributed to, Unix ms, MiB as read); empty = never.  It does not change
   // the History.  The reviewer page reads one workload's memory series back
   // with it (memory_series.h).  REQUIRES: threads == 1 when set (it is
   // called, without a lock, from the thread that calls ReadHistoryFile,
-  // which parses every line; a read-ahead thread only reads).
+  // which accepts every sample; a read-ahead thread never does).
   std::function<void(const PodKey& pod, int64_t ts_ms, double mib)> on_memory_sample;
   // The time of reading (Unix ms): samples after now_ms + kMaxClockSkewMs
   // are refused.  0 = the wall clock when the reader starts.
@@ -178,7 +187,7 @@ struct IngestOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
-// Reads a history file with a fixed 1 MiB buffer per thread, two when read
+// Reads a history file with a fixed 1 MiB buffer per thread, eight when read
 // ahead (never the whole file; see IngestOptions::threads and read_ahead) and
 // picks the format from the content: the first non-empty line starting with
 // '#' or with a metric name followed by '{' or a blank is OpenMetrics; a CSV

@@ -116,6 +116,12 @@ class HistoryBuilder {
   void Ignored(std::string_view metric_name);
   // Ignored(name) again, for a name already passed to Ignored.
   void Ignored() { ++stats_.ignored_metric_lines; }
+  // n lines that Line(), DataLine() and Ignored() would each count.
+  void IgnoredLines(uint64_t n) {
+    stats_.lines += n;
+    stats_.data_lines += n;
+    stats_.ignored_metric_lines += n;
+  }
   // A used metric name was seen (for IngestStats::metrics_seen).
   void SeenMetric(std::string_view metric_name);
   // Counts a bad line and keeps the first kMaxBadExamples reasons.  `detail`

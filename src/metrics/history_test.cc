@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metrics/history_testutil.h"
@@ -309,30 +310,57 @@ IngestOptions OnePiece(bool read_ahead) {
   return o;
 }
 
-// Files of more than one 1 MiB read, OpenMetrics and CSV, read a chunk
-// ahead on a second thread and by the parsing thread alone: what the reader
-// makes of the whole text at once.
+// Files of more than one 1 MiB read, OpenMetrics (written time by time, and
+// series by series: the reading thread then finds runs of repeated lines)
+// and CSV, read a chunk ahead on a second thread and by the parsing thread
+// alone: what the reader makes of the whole text at once, bad lines and
+// their numbers included.
 TEST(ReadHistoryFileTest, FilesLargerThanTheBufferStream) {
   TempDir dir;
-  for (auto format : {SyntheticOptions::Format::kOpenMetrics, SyntheticOptions::Format::kCsv}) {
+  for (auto [format, order] : {std::pair{SyntheticOptions::Format::kOpenMetrics, SyntheticOptions::Order::kTime},
+                               std::pair{SyntheticOptions::Format::kOpenMetrics, SyntheticOptions::Order::kSeries},
+                               std::pair{SyntheticOptions::Format::kCsv, SyntheticOptions::Order::kTime}}) {
     SyntheticOptions o;
     o.series = 97;
     const bool csv = format == SyntheticOptions::Format::kCsv;
     o.samples_per_series = csv ? 700 : 70;  // about 2.5 MiB: three buffer fills
-    o.order = SyntheticOptions::Order::kTime;
+    o.order = order;
     o.format = format;
     std::string text = *SyntheticHistoryText(o);
     ASSERT_GT(text.size(), 2u << 20);
+    if (order == SyntheticOptions::Order::kSeries) {
+      // In the middle of runs, past the first read: a line the runs cannot
+      // take (a time in the future) and one they do not find (a bad value).
+      for (size_t at : {size_t{1} << 20, (size_t{3} << 20) / 2}) {
+        size_t line = text.size();  // the first line of a used metric after `at`
+        for (const char* used : {kFbUsedMetric, kGrEngineActiveMetric, kGpuUtilMetric}) {
+          const size_t nl = text.find("\n" + std::string(used) + "{", at);
+          if (nl != std::string::npos) line = std::min(line, nl + 1);
+        }
+        ASSERT_LT(line, text.size());
+        const size_t labels_end = text.find("} ", line) + 1;
+        const std::string head = text.substr(line, labels_end - line);
+        text.insert(text.find('\n', line) + 1, head + " 1 4000000000\n" + head + " x 1793527200\n");
+      }
+    }
     auto want = csv ? testing::ReadText<CsvReader>(text, 0, IngestOptions(), "big")
                     : testing::ReadText<OpenMetricsReader>(text, 0, IngestOptions(), "big");
     ASSERT_TRUE(want.ok()) << want.status().message();
     EXPECT_EQ(want->stats.samples, ExpectedCounts(o).samples);
+    EXPECT_EQ(want->stats.bad_lines, order == SyntheticOptions::Order::kSeries ? 4u : 0u);
     const std::string path = dir.Write(csv ? "big.csv" : "big.om", text);
+    using FirstPass = IngestOptions::FirstPass;
     for (bool read_ahead : {true, false}) {
-      auto h = ReadHistoryFile(path, OnePiece(read_ahead));
-      ASSERT_TRUE(h.ok()) << h.status().message();
-      EXPECT_EQ(testing::DescribePods(*h), testing::DescribePods(*want)) << path << " read_ahead " << read_ahead;
-      EXPECT_EQ(testing::DescribeStats(h->stats), testing::DescribeStats(want->stats)) << path;
+      for (FirstPass first_pass : {FirstPass::kWhenParserBusy, FirstPass::kAlways, FirstPass::kNever}) {
+        IngestOptions options = OnePiece(read_ahead);
+        options.first_pass = first_pass;
+        auto h = ReadHistoryFile(path, options);
+        ASSERT_TRUE(h.ok()) << h.status().message();
+        EXPECT_EQ(testing::DescribePods(*h), testing::DescribePods(*want))
+            << path << " read_ahead " << read_ahead << " first pass " << static_cast<int>(first_pass);
+        EXPECT_EQ(testing::DescribeStats(h->stats), testing::DescribeStats(want->stats))
+            << path << " read_ahead " << read_ahead << " first pass " << static_cast<int>(first_pass);
+      }
     }
   }
 }

@@ -23,6 +23,8 @@
 //     (so fn would have received the same line, not too long); fast has
 //     delivered the line itself, a trailing '\r' removed.  The line numbers
 //     and everything fn receives are as with Feed(chunk, fn).
+//   * SkipLines(n) numbers n whole lines the caller read itself (between
+//     two Feeds, at a line start), so that later lines keep their numbers.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +94,11 @@ class LineSplitter {
   }
 
   uint64_t lines() const { return line_number_; }
+  // Whether the next byte fed starts a line (no partial line is pending).
+  bool at_line_start() const { return !carrying_; }
+  // Counts n whole lines that the caller read itself, as if fed.
+  // REQUIRES: at_line_start().
+  void SkipLines(uint64_t n) { line_number_ += n; }
 
  private:
   void Carry(const char* from, const char* to) {

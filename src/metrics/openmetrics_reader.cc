@@ -112,6 +112,8 @@ class OpenMetricsReader::Impl {
         [this](std::string_view line, uint64_t number, bool too_long) { Line(line, number, too_long); });
   }
 
+  void Feed(std::string_view chunk, const internal::RepeatRuns& runs);
+
   Result<History> Finish() {
     FlushLastLine();
     return builder_.Finish();
@@ -150,6 +152,20 @@ class OpenMetricsReader::Impl {
   void Sample(std::string_view line, size_t i, uint64_t number, Metric metric, const Series* series);
   // Parses the label set (between the braces); on failure returns a reason.
   const char* ParseLabels(std::string_view block, SeriesLabels* labels);
+  // Reads the lines of `run` from runs.samples, as Line() would read them,
+  // while that holds (the line before the run was read with the run's head:
+  // see prev_); returns how many it read, the rest left to Feed(chunk).
+  uint32_t RunFromSamples(const internal::RepeatRuns::Run& run, const internal::RepeatRuns& runs);
+  // What a line was read as, for Feed(chunk, runs): a sample line of a used
+  // metric whose series resolved, its metric name and label set its first
+  // `head` bytes; a line of an unused metric, its name `head` bytes long;
+  // or anything else.
+  enum class LineKind { kOther, kSample, kIgnored };
+  void Read(LineKind kind, size_t head = 0, const Series* series = nullptr) {
+    prev_kind_ = kind;
+    prev_head_ = head;
+    prev_series_ = series;
+  }
 
   internal::HistoryBuilder builder_;
   internal::LineSplitter lines_;
@@ -160,6 +176,10 @@ class OpenMetricsReader::Impl {
   Metric last_metric_ = Metric::kOther;
   bool starts_file_ = true;
   bool eof_ = false;
+  // The previous line, as Read() recorded it.
+  LineKind prev_kind_ = LineKind::kOther;
+  size_t prev_head_ = 0;
+  const Series* prev_series_ = nullptr;
 };
 
 const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesLabels* labels) {
@@ -204,6 +224,7 @@ const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesL
 }
 
 void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool too_long) {
+  Read(LineKind::kOther);
   builder_.Line();
   if (number == 1 && starts_file_ && line.substr(0, kBom.size()) == kBom) line.remove_prefix(kBom.size());
   size_t i = SkipBlanks(line, 0);
@@ -230,6 +251,7 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     i += n;
     if (metric == Metric::kOther) {
       builder_.Ignored();
+      Read(LineKind::kIgnored, i);
       return;
     }
   } else {
@@ -249,6 +271,7 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     last_metric_ = metric;
     if (metric == Metric::kOther) {
       builder_.Ignored(name);
+      Read(LineKind::kIgnored, i);
       return;
     }
     builder_.SeenMetric(name);
@@ -280,6 +303,7 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
       return;
     }
   }
+  Read(LineKind::kSample, i, series);
   Sample(line, i, number, metric, series);
 }
 
@@ -312,6 +336,7 @@ const char* OpenMetricsReader::Impl::PredictedLine(const char* p, const char* en
     } else {
       builder_.Accept(*series, last_metric_, value, ts_ms);
     }
+    Read(LineKind::kSample, static_cast<size_t>(rest - p), series);
     return nl;
   }
   const char* nl = static_cast<const char*>(std::memchr(rest, '\n', static_cast<size_t>(end - rest)));
@@ -321,8 +346,76 @@ const char* OpenMetricsReader::Impl::PredictedLine(const char* p, const char* en
   builder_.Line();
   builder_.DataLine();
   const size_t i = static_cast<size_t>(rest - p);
-  if (BlankAfterLabels(line, i, number)) Sample(line, i, number, last_metric_, series);
+  Read(LineKind::kOther);
+  if (BlankAfterLabels(line, i, number)) {
+    Read(LineKind::kSample, i, series);
+    Sample(line, i, number, last_metric_, series);
+  }
   return nl;
+}
+
+void OpenMetricsReader::Impl::Feed(std::string_view chunk, const internal::RepeatRuns& runs) {
+  size_t at = 0;  // chunk[0, at) is read
+  auto read_to = [&](size_t to) {
+    if (to > at) Feed(chunk.substr(at, to - at));
+    at = to;
+  };
+  read_to(runs.region_begin);
+  if (!lines_.at_line_start()) {  // runs found with a wrong at_line_start
+    read_to(chunk.size());
+    return;
+  }
+  for (const internal::RepeatRuns::Run& run : runs.runs) {
+    read_to(run.begin);
+    const uint32_t done = RunFromSamples(run, runs);
+    if (done == run.count) {
+      at = run.end;
+      continue;
+    }
+    for (uint32_t k = 0; k < done; ++k) {
+      at = static_cast<size_t>(static_cast<const char*>(std::memchr(chunk.data() + at, '\n', run.end - at)) -
+                               chunk.data()) + 1;
+    }
+    read_to(run.end);
+  }
+  read_to(chunk.size());
+}
+
+uint32_t OpenMetricsReader::Impl::RunFromSamples(const internal::RepeatRuns::Run& run,
+                                                 const internal::RepeatRuns& runs) {
+  // Each line of the run has the previous line's first run.head bytes, then
+  // ' ' (repeat_runs.h).  When that line was read with a head of exactly
+  // run.head bytes, Line() would read each of them with the same metric
+  // name and label set, so the same metric and series; the ignored metric's
+  // name is a prefix of the head.  (A line after `# EOF` is read by Line(),
+  // which leaves kOther.)
+  if (prev_kind_ == LineKind::kIgnored && prev_head_ <= run.head) {
+    builder_.IgnoredLines(run.count);
+    lines_.SkipLines(run.count);
+    return run.count;
+  }
+  if (prev_kind_ != LineKind::kSample || prev_head_ != run.head) return 0;
+  const Series& series = *prev_series_;
+  const Metric metric = last_metric_;
+  const internal::RepeatRuns::Sample* samples = runs.samples.data() + run.first;
+  uint32_t k = 0;
+  for (; k < run.count; ++k) {
+    // A time or value the builder refuses: that line on is read by Line(),
+    // which reports it.
+    if (builder_.CheckTime(samples[k].ts_ms) != nullptr ||
+        internal::CheckSampleValue(metric, samples[k].value) != nullptr) {
+      break;
+    }
+    builder_.Line();
+    builder_.DataLine();
+    if (series.pod < 0) {
+      builder_.Unattributed();
+    } else {
+      builder_.Accept(series, metric, samples[k].value, samples[k].ts_ms);
+    }
+  }
+  lines_.SkipLines(k);
+  return k;
 }
 
 void OpenMetricsReader::Impl::Sample(std::string_view line, size_t i, uint64_t number, Metric metric,
@@ -374,6 +467,12 @@ OpenMetricsReader::OpenMetricsReader(OpenMetricsReader&&) noexcept = default;
 OpenMetricsReader& OpenMetricsReader::operator=(OpenMetricsReader&&) noexcept = default;
 
 void OpenMetricsReader::Feed(std::string_view chunk) { impl_->Feed(chunk); }
+
+void OpenMetricsReader::FindRuns(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs) {
+  internal::FindRepeatRuns(chunk, at_line_start, kMaxLineBytes, runs);
+}
+
+void OpenMetricsReader::Feed(std::string_view chunk, const internal::RepeatRuns& runs) { impl_->Feed(chunk, runs); }
 
 Result<History> OpenMetricsReader::Finish() { return impl_->Finish(); }
 

@@ -30,6 +30,13 @@
 // compared, and the value and time in their common spelling read to the
 // '\n' at once (ReadSimpleSampleEnd); any other line, or other ending, is
 // read the general way, with the same result.
+//
+// Feed(chunk, runs) is Feed(chunk) with a first pass done elsewhere:
+// FindRuns(chunk, ...) (repeat_runs.h), run by the thread that read the
+// chunk, finds the lines that repeat the line before them up to a value and
+// a time in the common spelling, and reads those; Feed then takes them from
+// `runs` (when the reader read the line before a run with that very head)
+// and never touches their bytes.  Same History as Feed(chunk).
 #pragma once
 
 #include <memory>
@@ -37,6 +44,7 @@
 #include <string_view>
 
 #include "metrics/history.h"
+#include "metrics/repeat_runs.h"
 #include "model/status.h"
 
 namespace kubeon::metrics {
@@ -52,6 +60,13 @@ class OpenMetricsReader {
   OpenMetricsReader& operator=(OpenMetricsReader&&) noexcept;
 
   void Feed(std::string_view chunk);
+  // The first pass of Feed(chunk, runs): reads only `chunk` and touches no
+  // reader, so it may run on another thread.  at_line_start: the chunk
+  // starts a line (the input's first chunk, or the one before ended with
+  // '\n'); a wrong value costs speed, never correctness.
+  static void FindRuns(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs);
+  // Same as Feed(chunk).  REQUIRES: FindRuns(chunk, ...) filled `runs`.
+  void Feed(std::string_view chunk, const internal::RepeatRuns& runs);
   // The History, or an error naming the source when the input holds no
   // data lines or more than options.max_bad_fraction of them are bad.
   // REQUIRES: called once; no Feed() afterwards.

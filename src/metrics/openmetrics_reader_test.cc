@@ -35,6 +35,25 @@ const PodUsage& Pod(const History& h, const std::string& ns, const std::string& 
   return it == h.pods.end() ? kNone : it->second;
 }
 
+// Feeding `text` with the runs that the read-ahead thread finds
+// (Feed(chunk, runs)) gives what Feed(chunk) gives, in chunks of any size,
+// with at_line_start right or wrong.  Returns the lines found in runs when
+// fed whole.
+size_t ExpectRunsChangeNothing(std::string_view text, const IngestOptions& options = IngestOptions()) {
+  auto outcome = [](const Result<History>& h) { return h.ok() ? Describe(*h) : "error: " + h.status().message(); };
+  const std::string want = outcome(ReadOm(text, 0, options));
+  size_t found = 0;
+  for (size_t chunk : {0, 1, 7, 64, 150, 333, 4096}) {
+    for (bool wrong_line_starts : {false, true}) {
+      size_t lines = 0;
+      EXPECT_EQ(outcome(testing::ReadOmWithRuns(text, chunk, options, wrong_line_starts, &lines)), want)
+          << "chunk " << chunk << (wrong_line_starts ? ", wrong line starts" : "");
+      if (chunk == 0 && !wrong_line_starts) found = lines;
+    }
+  }
+  return found;
+}
+
 TEST(OpenMetricsReaderTest, ParsesRealDcgmExporterLines) {
   std::string text = "# HELP DCGM_FI_PROF_GR_ENGINE_ACTIVE Ratio of time the graphics engine is active.\n"
                      "# TYPE DCGM_FI_PROF_GR_ENGINE_ACTIVE gauge\n" +
@@ -231,11 +250,79 @@ TEST(OpenMetricsReaderTest, PredictedLinesOfEveryEndingReadAsTheGeneralPath) {
   }
   EXPECT_EQ(whole->stats.first_bad_line_numbers, (std::vector<uint64_t>{9, 10, 12, 13, 14, 15}));
   EXPECT_EQ(whole->stats.unattributed_lines, 3u);
+  EXPECT_GT(ExpectRunsChangeNothing(text), 0u);
   const PodUsage& u = Pod(*whole, "ns", "p");
   EXPECT_EQ(u.samples, 13u);  // 11 of memory, 2 of compute
   EXPECT_EQ(u.bad_samples, 5u);  // line 14's is a bad line, not yet a sample of the pod
   EXPECT_EQ(u.peak_memory_mib, 112);
   EXPECT_EQ(u.compute.count(), 2u);
+}
+
+TEST(OpenMetricsReaderTest, LinesReadFromRunsAsTheGeneralPath) {
+  const std::string used = "DCGM_FI_DEV_FB_USED{namespace=\"ns\",pod=\"p\",UUID=\"GPU-1\"}";
+  const std::string no_ns = "DCGM_FI_DEV_FB_USED{pod=\"q\"}";
+  // As long as `used`: a head of the same length as the line before's.
+  const std::string not_utf8 = "DCGM_FI_DEV_FB_USED{namespace=\"ns\",pod=\"p\",UUID=\"GPU-\xFF\"}";
+  const std::string tail = "DCGM_FI_DEV_FB_USED{namespace=\"ns\",pod=\"s\"} 5 6}";
+  const std::string free = "DCGM_FI_DEV_FB_FREE{namespace=\"ns\",pod=\"p\"}";
+  const std::string escaped = "DCGM_FI_DEV_FB_USED{namespace=\"ns\",pod=\"e\\\"x\"}";
+  const std::string text = "\xEF\xBB\xBF" + used + " 1 1793527200\n" +  // 1: byte order mark: head 3 bytes longer
+                           used + " 2 1793527230\n" +                    // 2-3: a run the reader cannot use
+                           used + " 3 1793527260\n" +                    //
+                           not_utf8 + " 4 1793527200\n" +                // 4-5: not UTF-8: bad
+                           not_utf8 + " 4 1793527230\n" +                //
+                           no_ns + " 4 1793527200\n" +                   // 6-8: pod without namespace: bad
+                           no_ns + " 4 1793527230\n" + no_ns + " 4 1793527260\n" +
+                           tail + " 7 1793527200\n" +                    // 9-10: text after the time: bad;
+                           tail + " 7 1793527230\n" +                    //   its head looks 5 bytes longer
+                           used + " 10 1793527290\n" +                   // 11-15: a run with
+                           used + " 11 4000000000\n" +                   //   a time in the future: bad
+                           used + " 12 1793527320\n" +                   //
+                           used + " 99999999999999 1793527350\n" +       //   beyond 1e12 MiB: bad
+                           used + " 13 1793527380\n" +                   //
+                           "# a comment\n" +                             // 16
+                           used + " 14 1793527410\n" +                   // 17-18
+                           used + " 15 1793527440\n" +                   //
+                           free + " 100 1793527200\n" +                  // 19-21: a metric not used
+                           free + " 101 1793527230\n" + free + " x 1793527260\n" +
+                           "DCGM_FI_DEV_FB_FREE 5 1793527200\n" +        // 22-23: no label set
+                           "DCGM_FI_DEV_FB_FREE 6 1793527230\n" +        //
+                           "DCGM_FI_DEV_GPU_UTIL 50 1793527200\n" +      // 24-25: used, no pod
+                           "DCGM_FI_DEV_GPU_UTIL 51 1793527230\n" +      //
+                           "  " + used + " 16 1793527470\n" +            // 26-27: leading blanks
+                           "  " + used + " 17 1793527500\n" +            //
+                           used + " 18 1793527530\r\n" +                 // 28-29: CRLF
+                           used + " 19 1793527560\r\n" +                 //
+                           escaped + " 20 1793527200\n" +                // 30-31: an escaped quote
+                           escaped + " 21 1793527230\n" +                //
+                           used + " 22 1793527590 # {} 1\n" +            // 32: exemplar
+                           used + " 23 1793527620\n" +                   // 33
+                           used + " 24 1793527650\n" +                   // 34
+                           "# EOF\n" +                                   // 35
+                           used + " 25 1793527680\n" +                   // 36-37: after # EOF: bad
+                           used + " 26 1793527710\n";
+  IngestOptions lenient;
+  lenient.max_bad_fraction = 0.9;
+  EXPECT_GE(ExpectRunsChangeNothing(text, lenient), 15u);
+  auto h = ReadOm(text, 0, lenient);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->stats.first_bad_line_numbers, (std::vector<uint64_t>{4, 5, 6, 7, 8, 9, 10, 12, 14, 36}));
+  EXPECT_EQ(h->stats.bad_lines, 11u);
+  EXPECT_EQ(h->stats.ignored_metric_lines, 5u);
+  EXPECT_EQ(h->stats.unattributed_lines, 2u);
+  EXPECT_EQ(Pod(*h, "ns", "p").samples, 15u);
+  EXPECT_EQ(Pod(*h, "ns", "e\"x").samples, 2u);
+  // Series past the cache (every line resolved again) and a pod's lines
+  // spread over series: same again.
+  for (size_t cap : {0, 1}) {
+    IngestOptions small = lenient;
+    small.max_cached_series = cap;
+    ExpectRunsChangeNothing(text, small);
+  }
+  // A line longer than 1 MiB repeated: never a run.
+  const std::string long_line = "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"" + std::string(1 << 20, 'x') + "\"} 1 1793527200\n";
+  EXPECT_EQ(ExpectRunsChangeNothing(long_line + long_line + used + " 1 1793527200\n" + used + " 2 1793527230\n", lenient),
+            1u);
 }
 
 TEST(OpenMetricsReaderTest, MostlyBadInputIsAnErrorListingLines) {
@@ -403,6 +490,7 @@ TEST(OpenMetricsReaderTest, ChunkBoundariesDoNotMatter) {
     ASSERT_TRUE(h.ok());
     EXPECT_EQ(Describe(*h), want) << "chunk " << chunk;
   }
+  ExpectRunsChangeNothing(input);
 }
 
 TEST(OpenMetricsReaderTest, SyntheticHistoryGivesTheExpectedCounts) {
@@ -474,6 +562,10 @@ TEST(OpenMetricsReaderTest, SeriesCacheLimitDoesNotChangeTheResult) {
       auto h = ReadOm(text, 0, limited);
       ASSERT_TRUE(h.ok());
       EXPECT_EQ(Describe(*h), Describe(*want)) << "cap " << cap;
+      const size_t in_runs = ExpectRunsChangeNothing(text, limited);
+      if (order == SyntheticOptions::Order::kSeries) {
+        EXPECT_GT(in_runs, 0u);
+      }
     }
   }
 }

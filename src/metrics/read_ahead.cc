@@ -6,8 +6,9 @@
 
 namespace kubeon::metrics::internal {
 
-ReadAhead::ReadAhead(size_t chunk_bytes, Fill fill, const std::atomic<bool>* stop, size_t buffers)
-    : fill_(std::move(fill)), stop_(stop), buffers_(buffers) {
+ReadAhead::ReadAhead(size_t chunk_bytes, Fill fill, const std::atomic<bool>* stop, size_t buffers,
+                     Prepare prepare)
+    : fill_(std::move(fill)), prepare_(std::move(prepare)), stop_(stop), buffers_(buffers) {
   for (Buffer& b : buffers_) {
     b.bytes.resize(chunk_bytes);
     free_.push_back(&b);
@@ -41,6 +42,10 @@ void ReadAhead::Run() {
     } else {
       got = fill_(b->bytes);
       if (got < 0) error = errno != 0 ? errno : EIO;
+      if (got > 0 && prepare_) {
+        prepare_(std::string_view(b->bytes.data(), static_cast<size_t>(got)),
+                 static_cast<size_t>(b - buffers_.data()), consumer_waiting_.load(std::memory_order_relaxed));
+      }
     }
     bool end = error != 0 || static_cast<size_t>(got) < b->bytes.size();
     {
@@ -66,7 +71,11 @@ std::string_view ReadAhead::Next() {
     current_ = nullptr;
     changed_.notify_all();
   }
-  changed_.wait(lock, [this] { return ended_ || !full_.empty(); });
+  if (!ended_ && full_.empty()) {
+    consumer_waiting_.store(true, std::memory_order_relaxed);
+    changed_.wait(lock, [this] { return ended_ || !full_.empty(); });
+    consumer_waiting_.store(false, std::memory_order_relaxed);
+  }
   if (full_.empty()) return {};
   current_ = full_.front();
   full_.pop_front();

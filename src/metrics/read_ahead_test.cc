@@ -2,10 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace kubeon::metrics::internal {
 namespace {
@@ -98,6 +102,56 @@ TEST(ReadAheadTest, DestroyedBeforeTheEndStopsTheReadingThread) {
   }  // joins: the thread waited for a free buffer
   EXPECT_LE(stream.at, 300u);
   EXPECT_LT(stream.at, stream.bytes.size());
+}
+
+// What prepare derives from a chunk reaches the consumer with that chunk,
+// in the chunk's slot, for any number of buffers.
+TEST(ReadAheadTest, PrepareRunsOnEachChunkBeforeItIsHandedOver) {
+  for (size_t buffers : {2u, 3u, 8u}) {
+    FakeStream stream(12345);
+    std::vector<std::string> derived(buffers);
+    std::vector<bool> seen_slot(buffers, false);
+    ReadAhead ahead(
+        100, [&stream](std::vector<char>& b) { return stream(b); }, nullptr, buffers,
+        [&derived](std::string_view chunk, size_t slot, bool) { derived.at(slot) = "copy of " + std::string(chunk); });
+    std::string all;
+    for (std::string_view c = ahead.Next(); !c.empty(); c = ahead.Next()) {
+      ASSERT_LT(ahead.slot(), buffers);
+      EXPECT_EQ(derived[ahead.slot()], "copy of " + std::string(c));
+      seen_slot[ahead.slot()] = true;
+      all.append(c);
+    }
+    EXPECT_EQ(all, stream.bytes);
+    EXPECT_EQ(std::count(seen_slot.begin(), seen_slot.end(), true), static_cast<long>(buffers));
+  }
+}
+
+// consumer_waiting tells whether the consumer already waits for the chunk:
+// a consumer slower than the reads never does once the buffers are full; a
+// consumer faster than the reads does.
+TEST(ReadAheadTest, PrepareIsToldWhetherTheConsumerWaits) {
+  using std::chrono::milliseconds;
+  auto waiting_flags = [](milliseconds read_time, milliseconds parse_time) {
+    FakeStream stream(1000);
+    std::vector<bool> flags;
+    ReadAhead ahead(
+        100,
+        [&](std::vector<char>& b) {
+          std::this_thread::sleep_for(read_time);
+          return stream(b);
+        },
+        nullptr, 2, [&flags](std::string_view, size_t, bool waiting) { flags.push_back(waiting); });
+    for (std::string_view c = ahead.Next(); !c.empty(); c = ahead.Next()) std::this_thread::sleep_for(parse_time);
+    return flags;  // the reading thread has ended: Next() returned the end
+  };
+  const std::vector<bool> slow_parser = waiting_flags(milliseconds(0), milliseconds(30));
+  ASSERT_EQ(slow_parser.size(), 10u);
+  // Chunk k >= 2 is read once the parser hands back chunk k - 2, and
+  // prepared while it parses chunk k - 1 (already read).
+  EXPECT_EQ(std::count(slow_parser.begin() + 2, slow_parser.end(), true), 0);
+  const std::vector<bool> slow_reads = waiting_flags(milliseconds(30), milliseconds(0));
+  ASSERT_EQ(slow_reads.size(), 10u);
+  EXPECT_GE(std::count(slow_reads.begin(), slow_reads.end(), true), 1);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@ set(AREA_SOURCES
   message_text.cc
   openmetrics_reader.cc
   read_ahead.cc
+  repeat_runs.cc
   sample_coverage.cc
   sample_parse.cc
   synthetic_history.cc
@@ -28,6 +29,7 @@ set(AREA_TESTS
   message_text_test.cc
   openmetrics_reader_test.cc
   read_ahead_test.cc
+  repeat_runs_test.cc
   view_index_test.cc
   sample_coverage_test.cc
   sample_parse_test.cc

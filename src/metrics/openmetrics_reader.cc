@@ -226,7 +226,13 @@ const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesL
 void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool too_long) {
   Read(LineKind::kOther);
   builder_.Line();
-  if (number == 1 && starts_file_ && line.substr(0, kBom.size()) == kBom) line.remove_prefix(kBom.size());
+  // A line read without its byte order mark is not what a run repeating
+  // its bytes would be read as (their mark is not skipped): left kOther.
+  const bool bom = number == 1 && starts_file_ && line.substr(0, kBom.size()) == kBom;
+  if (bom) line.remove_prefix(kBom.size());
+  auto read = [&](LineKind kind, size_t head, const Series* series = nullptr) {
+    if (!bom) Read(kind, head, series);
+  };
   size_t i = SkipBlanks(line, 0);
   if (i == line.size()) return;  // blank line
   if (line[i] == '#') {
@@ -251,7 +257,7 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     i += n;
     if (metric == Metric::kOther) {
       builder_.Ignored();
-      Read(LineKind::kIgnored, i);
+      read(LineKind::kIgnored, i);
       return;
     }
   } else {
@@ -271,7 +277,7 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     last_metric_ = metric;
     if (metric == Metric::kOther) {
       builder_.Ignored(name);
-      Read(LineKind::kIgnored, i);
+      read(LineKind::kIgnored, i);
       return;
     }
     builder_.SeenMetric(name);
@@ -303,7 +309,7 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
       return;
     }
   }
-  Read(LineKind::kSample, i, series);
+  read(LineKind::kSample, i, series);
   Sample(line, i, number, metric, series);
 }
 

@@ -319,6 +319,13 @@ TEST(OpenMetricsReaderTest, LinesReadFromRunsAsTheGeneralPath) {
     small.max_cached_series = cap;
     ExpectRunsChangeNothing(text, small);
   }
+  // A byte order mark is skipped on line 1 only: a metric not used, its line
+  // repeated with the mark, is bad from line 2 on.
+  const std::string bom_free = "\xEF\xBB\xBF" + free + " 1 1793527200\n";
+  auto marked = ReadOm(bom_free + bom_free + bom_free + used + " 1 1793527200\n", 0, lenient);
+  ASSERT_TRUE(marked.ok()) << marked.status().message();
+  EXPECT_EQ(marked->stats.first_bad_line_numbers, (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(ExpectRunsChangeNothing(bom_free + bom_free + bom_free + used + " 1 1793527200\n", lenient), 2u);
   // A line longer than 1 MiB repeated: never a run.
   const std::string long_line = "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"" + std::string(1 << 20, 'x') + "\"} 1 1793527200\n";
   EXPECT_EQ(ExpectRunsChangeNothing(long_line + long_line + used + " 1 1793527200\n" + used + " 2 1793527230\n", lenient),

@@ -4,6 +4,8 @@
 //   ingest_bench                                    # generates a small one in /tmp
 //   KUBEON_INGEST_THREADS=1 ingest_bench            # IngestOptions::threads (default 0: all cores)
 //   KUBEON_INGEST_KEEP=1 ingest_bench               # Histories left to the exit, as `plan` does
+//   KUBEON_INGEST_FIRST_PASS=always|never ingest_bench  # IngestOptions::first_pass (default: when the
+//                                                   # parser is busy; `never` gives stable instruction counts)
 //
 // BM_ReadHistoryFile reads the file through ReadHistoryFile (1 MiB buffer,
 // format by content), reporting samples/s (accepted + unattributed +
@@ -70,6 +72,16 @@ void BM_ReadHistoryFile(benchmark::State& state) {
   IngestOptions options;
   if (const char* env = std::getenv("KUBEON_INGEST_THREADS"); env != nullptr && *env != '\0') {
     options.threads = static_cast<unsigned>(std::atoi(env));
+  }
+  if (const char* env = std::getenv("KUBEON_INGEST_FIRST_PASS"); env != nullptr && *env != '\0') {
+    const std::string_view v = env;
+    if (v != "always" && v != "never" && v != "busy") {
+      state.SkipWithError("KUBEON_INGEST_FIRST_PASS must be always, never or busy");
+      return;
+    }
+    options.first_pass = v == "always"  ? IngestOptions::FirstPass::kAlways
+                         : v == "never" ? IngestOptions::FirstPass::kNever
+                                        : IngestOptions::FirstPass::kWhenParserBusy;
   }
   // KUBEON_INGEST_KEEP=1: each History is left to the exit of the process,
   // never freed, as `plan` leaves it (cli/exit_memory.h); bench/ingest_vs_wc.sh

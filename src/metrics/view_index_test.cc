@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <set>
 #include <string>
 
 namespace kubeon::metrics::internal {
@@ -35,6 +36,26 @@ TEST(ViewIndexTest, FindsWhatWasInsertedAndNothingElse) {
 
 // An empty view with a null data() (what a reader passes for a line
 // without labels) is a key like any other.
+// The table uses the hash's low 32 bits: a byte changed anywhere in a long
+// key, or zero bytes appended, changes them (ASCII label sets differ in a
+// byte or two, and a key's tail is read as a zero-padded word).
+TEST(ViewIndexTest, HashLowBitsSeeEveryByteAndTheLength) {
+  std::string base;
+  for (int i = 0; i < 203; ++i) base.push_back(static_cast<char>('a' + i % 26));
+  std::set<uint32_t> seen = {static_cast<uint32_t>(ViewIndex<Value>::Hash(base))};
+  for (size_t at = 0; at < base.size(); ++at) {
+    for (char c : {'0', '\x80', '\0'}) {
+      std::string k = base;
+      k[at] = c;
+      EXPECT_TRUE(seen.insert(static_cast<uint32_t>(ViewIndex<Value>::Hash(k))).second) << at;
+    }
+  }
+  for (std::string k = "a"; k.size() < 20; k.push_back('\0')) {
+    EXPECT_TRUE(seen.insert(static_cast<uint32_t>(ViewIndex<Value>::Hash(k))).second) << k.size();
+  }
+  EXPECT_TRUE(seen.insert(static_cast<uint32_t>(ViewIndex<Value>::Hash(""))).second);
+}
+
 TEST(ViewIndexTest, NullEmptyViewIsTheEmptyKey) {
   ViewIndex<Value> index;
   Value empty{""};

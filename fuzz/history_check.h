@@ -7,7 +7,7 @@
 //  - reads `bytes` three ways: in one Feed(), in three pieces split at
 //    positions derived from the input, and one byte at a time when the input
 //    is small (the contract of both readers: chunking does not change the result);
-//    a reader with a first pass done elsewhere (OpenMetricsReader::FindRuns)
+//    a reader with a first pass done elsewhere (OpenMetricsReader::FirstPass)
 //    also reads the three pieces with their runs, found with the right and
 //    with the wrong at_line_start, for the same result;
 //  - no exception escapes (checked by the caller);
@@ -76,7 +76,8 @@ inline void CheckHistory(const metrics::History& h) {
 
 template <typename Reader>
 concept FindsRuns = requires(std::string_view chunk, metrics::internal::RepeatRuns* runs) {
-  Reader::FindRuns(chunk, true, runs);
+  typename Reader::FirstPass;
+  std::declval<typename Reader::FirstPass&>().Run(chunk, true, runs);
 };
 
 // How a way of reading feeds the three pieces.
@@ -89,13 +90,20 @@ std::string ReadAll(std::string_view bytes, const std::string& source, size_t cu
   metrics::IngestOptions options;
   options.threads = 1;
   Reader reader(options, source);
+  [[maybe_unused]] auto first_pass = [] {
+    if constexpr (FindsRuns<Reader>) {
+      return typename Reader::FirstPass();
+    } else {
+      return 0;
+    }
+  }();
   auto feed = [&](size_t from, size_t to) {
     const std::string_view piece = bytes.substr(from, to - from);
     if constexpr (FindsRuns<Reader>) {
       if (runs != Runs::kNone) {
         metrics::internal::RepeatRuns found;
         const bool at_line_start = from == 0 || bytes[from - 1] == '\n';
-        Reader::FindRuns(piece, at_line_start != (runs == Runs::kWrongLineStarts), &found);
+        first_pass.Run(piece, at_line_start != (runs == Runs::kWrongLineStarts), &found);
         reader.Feed(piece, found);
         return;
       }

@@ -147,13 +147,15 @@ Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t fir
     constexpr size_t kBuffers = 8;
     std::array<internal::RepeatRuns, kBuffers> runs;
     bool at_line_start = buf[first - 1] == '\n';  // first == buf.size() > 0 here
+    OpenMetricsReader::FirstPass first_pass;  // the reading thread's
     internal::ReadAhead::Prepare find_runs;
     if (find) {
-      find_runs = [&runs, &at_line_start, always](std::string_view chunk, size_t slot, bool parser_waiting) {
+      find_runs = [&runs, &at_line_start, &first_pass, always](std::string_view chunk, size_t slot,
+                                                                bool parser_waiting) {
         if (parser_waiting && !always) {
           runs[slot].Clear();
         } else {
-          OpenMetricsReader::FindRuns(chunk, at_line_start, &runs[slot]);
+          first_pass.Run(chunk, at_line_start, &runs[slot]);
         }
         at_line_start = chunk.back() == '\n';
       };

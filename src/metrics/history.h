@@ -159,11 +159,12 @@ struct IngestOptions {
   // A regular file read as one piece (one thread, a small file, CSV) is
   // read up to eight 1 MiB chunks ahead on a second thread, so that the copy
   // from the page cache overlaps the parsing (read_ahead.h; 8 MiB more
-  // memory, and for OpenMetrics each chunk's RepeatRuns, at most 26 bytes a
-  // line): for OpenMetrics that thread also finds the lines repeating the
-  // line before up to a value and reads those (repeat_runs.h) while the
-  // parsing thread is busy; false = the parsing thread reads too.  The
-  // result is the same.
+  // memory, and for OpenMetrics each chunk's RepeatRuns: at most 26 bytes a
+  // line, 8 bytes a distinct label set and ~250 bytes a new one): for
+  // OpenMetrics that thread also finds the lines repeating the line before
+  // up to a value and reads those, and reads the label sets it meets for
+  // the first time (OpenMetricsReader::FirstPass), while the parsing thread
+  // is busy; false = the parsing thread reads too.  The result is the same.
   bool read_ahead = true;
   // When the read-ahead thread finds an OpenMetrics chunk's repeated lines:
   // only while the parsing thread is busy (it then shares the work as the

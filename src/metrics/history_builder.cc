@@ -108,7 +108,7 @@ const Series* HistoryBuilder::MatchPredicted(std::string_view text, char termina
   return nullptr;
 }
 
-const Series* HistoryBuilder::Find(std::string_view key) {
+const Series* HistoryBuilder::Find(std::string_view key, const uint64_t* known_hash) {
   missed_key_ = {};
   if (last_series_ != nullptr) {
     if (key == last_series_->key()) return last_series_;
@@ -118,7 +118,7 @@ const Series* HistoryBuilder::Find(std::string_view key) {
       return next;
     }
   }
-  const uint64_t hash = ViewIndex<Series>::Hash(key);
+  const uint64_t hash = known_hash != nullptr ? *known_hash : ViewIndex<Series>::Hash(key);
   Series* found = series_.Find(key, hash);
   if (found == nullptr) {
     missed_key_ = key;
@@ -135,7 +135,7 @@ bool HistoryBuilder::Resolve(std::string_view key, const SeriesLabels& labels, S
   for (std::string_view v : {labels.namespace_, labels.pod, labels.container, labels.exported_namespace,
                              labels.exported_pod, labels.exported_container, labels.hostname, labels.gpu,
                              labels.uuid, labels.model_name, labels.mig_profile, labels.mig_instance}) {
-    if (!IsValidUtf8(v)) {
+    if (!labels.utf8_checked && !IsValidUtf8(v)) {
       *error = "a label value is not valid UTF-8";
       return false;
     }

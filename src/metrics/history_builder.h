@@ -44,6 +44,9 @@ struct SeriesLabels {
   std::string_view exported_namespace, exported_pod, exported_container;
   std::string_view hostname;  // `hostname` or the older `Hostname`
   std::string_view gpu, uuid, model_name, mig_profile, mig_instance;
+  // Every value above is known to be valid UTF-8 (it lies in a label set
+  // that the OpenMetrics first pass checked whole): Resolve need not look.
+  bool utf8_checked = false;
 
   // The field that stores label `name`, or nullptr for labels not used.
   std::string_view* Field(std::string_view name);
@@ -86,8 +89,9 @@ class HistoryBuilder {
   HistoryBuilder(const IngestOptions& options, std::string source);
 
   // The cached series for key, or nullptr.  Checks the previous line's
-  // series and its usual successor before the hash map.
-  const Series* Find(std::string_view key);
+  // series and its usual successor before the hash map.  `hash`, when
+  // given, is ViewIndex<Series>::Hash(key) (computed elsewhere).
+  const Series* Find(std::string_view key, const uint64_t* hash = nullptr);
   // The series predicted for this line (the previous line's, or its usual
   // successor) when `text` starts with that series' key followed by
   // `terminator` (e.g. the rest of an OpenMetrics line after '{', the key

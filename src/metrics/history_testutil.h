@@ -77,7 +77,7 @@ inline Result<History> ReadOm(std::string_view text, size_t chunk = 0,
 }
 
 // Feeds `text` in pieces of `chunk` bytes (0 = all at once) with the runs
-// of each piece (OpenMetricsReader::FindRuns), as the read-ahead thread
+// of each piece (OpenMetricsReader::FirstPass), as the read-ahead thread
 // gives them; at_line_start as it should be or, when `wrong_line_starts`,
 // its opposite (the reader must then read each piece as Feed(piece) does).
 // *runs_found (when given) counts the lines found in runs.
@@ -86,11 +86,12 @@ inline Result<History> ReadOmWithRuns(std::string_view text, size_t chunk = 0,
                                       bool wrong_line_starts = false, size_t* runs_found = nullptr) {
   OpenMetricsReader reader(options, "test.om");
   internal::RepeatRuns runs;
+  OpenMetricsReader::FirstPass first_pass;
   if (chunk == 0) chunk = std::max<size_t>(text.size(), 1);
   for (size_t i = 0; i < text.size(); i += chunk) {
     const std::string_view piece = text.substr(i, chunk);
     const bool at_line_start = i == 0 || text[i - 1] == '\n';
-    OpenMetricsReader::FindRuns(piece, at_line_start != wrong_line_starts, &runs);
+    first_pass.Run(piece, at_line_start != wrong_line_starts, &runs);
     for (const internal::RepeatRuns::Run& run : runs.runs) {
       if (runs_found != nullptr) *runs_found += run.count;
     }

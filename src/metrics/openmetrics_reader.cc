@@ -1,13 +1,17 @@
 // See openmetrics_reader.h for the contract.
 #include "metrics/openmetrics_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
+#include <vector>
 #include <utility>
 
 #include "metrics/byte_scan.h"
 #include "metrics/history_builder.h"
 #include "metrics/line_splitter.h"
+#include "metrics/message_text.h"
 #include "metrics/sample_parse.h"
 
 namespace kubeon::metrics {
@@ -99,6 +103,52 @@ void Unescape(std::string_view raw, std::string* out) {
   }
 }
 
+// Parses a label set (the text between its braces) into *labels; on failure
+// returns a reason.  A value with escapes is unescaped into the next string
+// of *unescaped (kept as written once they are used up); with no
+// `unescaped`, such a value fails ("escaped label value").
+const char* ParseLabelSet(std::string_view block, SeriesLabels* labels, std::array<std::string, 16>* unescaped) {
+  size_t used = 0;
+  size_t i = 0;
+  const size_t n = block.size();
+  while (true) {
+    i = SkipBlanks(block, i);
+    if (i == n) return nullptr;
+    size_t name_start = i;
+    if (kChars.label[static_cast<unsigned char>(block[i])] && !(block[i] >= '0' && block[i] <= '9')) {
+      while (i < n && kChars.label[static_cast<unsigned char>(block[i])]) ++i;
+    }
+    if (i == name_start) return "invalid label name";
+    std::string_view name = block.substr(name_start, i - name_start);
+    i = SkipBlanks(block, i);
+    if (i == n || block[i] != '=') return "expected '=' after label name";
+    i = SkipBlanks(block, i + 1);
+    if (i == n || block[i] != '"') return "expected '\"' to open label value";
+    bool escaped = false;
+    size_t close = ClosingQuote(block, i + 1, &escaped);
+    if (close == std::string_view::npos) return "unterminated label value";
+    std::string_view raw = block.substr(i + 1, close - i - 1);
+    i = close + 1;
+    std::string_view* field = labels->Field(name);
+    if (field != nullptr) {
+      // A default-constructed view has a null data(); an assigned one never does.
+      if (field->data() != nullptr && field != &labels->hostname) return "duplicate label";
+      if (escaped && unescaped == nullptr) return "escaped label value";
+      if (escaped && used < unescaped->size()) {
+        Unescape(raw, &(*unescaped)[used]);
+        *field = (*unescaped)[used++];
+      } else {
+        *field = raw;
+      }
+      if (field->data() == nullptr) *field = std::string_view(block.data() + i, 0);
+    }
+    i = SkipBlanks(block, i);
+    if (i == n) return nullptr;
+    if (block[i] != ',') return "expected ',' or '}' after label value";
+    ++i;
+  }
+}
+
 }  // namespace
 
 class OpenMetricsReader::Impl {
@@ -113,6 +163,7 @@ class OpenMetricsReader::Impl {
   }
 
   void Feed(std::string_view chunk, const internal::RepeatRuns& runs);
+  void FeedWithRuns(std::string_view chunk, const internal::RepeatRuns& runs);
 
   Result<History> Finish() {
     FlushLastLine();
@@ -150,8 +201,9 @@ class OpenMetricsReader::Impl {
   // The rest of a data line of a used metric whose series is resolved:
   // line[i...] follows the label set (or the name when there is none).
   void Sample(std::string_view line, size_t i, uint64_t number, Metric metric, const Series* series);
-  // Parses the label set (between the braces); on failure returns a reason.
-  const char* ParseLabels(std::string_view block, SeriesLabels* labels);
+  // The first pass's reading of the label set that starts at `key` (a
+  // position in the line being read), or nullptr (Feed(chunk, runs) only).
+  const internal::RepeatRuns::NewSeries* NewSeriesAt(const char* key);
   // Reads the lines of `run` from runs.samples, as Line() would read them,
   // while that holds (the line before the run was read with the run's head:
   // see prev_); returns how many it read, the rest left to Feed(chunk).
@@ -176,52 +228,16 @@ class OpenMetricsReader::Impl {
   Metric last_metric_ = Metric::kOther;
   bool starts_file_ = true;
   bool eof_ = false;
+  // While Feed(chunk, runs) runs: the chunk, its first pass, and the next
+  // of its new_series that a line may use.
+  std::string_view chunk_;
+  const internal::RepeatRuns* runs_ = nullptr;
+  size_t next_new_ = 0;
   // The previous line, as Read() recorded it.
   LineKind prev_kind_ = LineKind::kOther;
   size_t prev_head_ = 0;
   const Series* prev_series_ = nullptr;
 };
-
-const char* OpenMetricsReader::Impl::ParseLabels(std::string_view block, SeriesLabels* labels) {
-  size_t used = 0;
-  size_t i = 0;
-  const size_t n = block.size();
-  while (true) {
-    i = SkipBlanks(block, i);
-    if (i == n) return nullptr;
-    size_t name_start = i;
-    if (kChars.label[static_cast<unsigned char>(block[i])] && !(block[i] >= '0' && block[i] <= '9')) {
-      while (i < n && kChars.label[static_cast<unsigned char>(block[i])]) ++i;
-    }
-    if (i == name_start) return "invalid label name";
-    std::string_view name = block.substr(name_start, i - name_start);
-    i = SkipBlanks(block, i);
-    if (i == n || block[i] != '=') return "expected '=' after label name";
-    i = SkipBlanks(block, i + 1);
-    if (i == n || block[i] != '"') return "expected '\"' to open label value";
-    bool escaped = false;
-    size_t close = ClosingQuote(block, i + 1, &escaped);
-    if (close == std::string_view::npos) return "unterminated label value";
-    std::string_view raw = block.substr(i + 1, close - i - 1);
-    i = close + 1;
-    std::string_view* field = labels->Field(name);
-    if (field != nullptr) {
-      // A default-constructed view has a null data(); an assigned one never does.
-      if (field->data() != nullptr && field != &labels->hostname) return "duplicate label";
-      if (escaped && used < unescaped_.size()) {
-        Unescape(raw, &unescaped_[used]);
-        *field = unescaped_[used++];
-      } else {
-        *field = raw;
-      }
-      if (field->data() == nullptr) *field = std::string_view(block.data() + i, 0);
-    }
-    i = SkipBlanks(block, i);
-    if (i == n) return nullptr;
-    if (block[i] != ',') return "expected ',' or '}' after label value";
-    ++i;
-  }
-}
 
 void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool too_long) {
   Read(LineKind::kOther);
@@ -285,11 +301,16 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
   // Label set: its raw text is the series key.
   std::string_view key;
   const Series* series = nullptr;
+  const internal::RepeatRuns::NewSeries* read_ahead = nullptr;  // the key's first reading
   size_t key_size = 0;
   if (i < line.size() && line[i] == '{' &&
       (series = builder_.MatchPredicted(line.substr(i + 1), '}', &key_size)) != nullptr) {
     // The predicted label set (the common case): its end is known.
     i += key_size + 2;
+  } else if (i < line.size() && line[i] == '{' && (read_ahead = NewSeriesAt(line.data() + i + 1)) != nullptr) {
+    // A label set the first pass read (its end found as below, its labels parsed).
+    key = line.substr(i + 1, read_ahead->key_size);
+    i += read_ahead->key_size + 2;
   } else if (i < line.size() && line[i] == '{') {
     size_t close = LabelSetEnd(line, i + 1);
     if (close == std::string_view::npos) {
@@ -300,9 +321,15 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
     i = close + 1;
   }
   if (!BlankAfterLabels(line, i, number)) return;
-  if (series == nullptr && (series = builder_.Find(key)) == nullptr) {
+  if (series == nullptr &&
+      (series = builder_.Find(key, read_ahead != nullptr ? &read_ahead->hash : nullptr)) == nullptr) {
     SeriesLabels labels;
-    const char* error = ParseLabels(key, &labels);
+    const char* error = nullptr;
+    if (read_ahead != nullptr) {
+      labels = read_ahead->labels;
+    } else {
+      error = ParseLabelSet(key, &labels, &unescaped_);
+    }
     if (error == nullptr) series = builder_.Add(key, labels, &error);
     if (series == nullptr) {
       builder_.BadLine(number, error, key);
@@ -360,7 +387,27 @@ const char* OpenMetricsReader::Impl::PredictedLine(const char* p, const char* en
   return nl;
 }
 
+const internal::RepeatRuns::NewSeries* OpenMetricsReader::Impl::NewSeriesAt(const char* key) {
+  if (runs_ == nullptr) return nullptr;
+  const std::less<const char*> lt;  // a total order even across buffers
+  // A line copied out of the chunk (one that spans two) has no reading.
+  if (lt(key, chunk_.data()) || !lt(key, chunk_.data() + chunk_.size())) return nullptr;
+  const auto at = static_cast<size_t>(key - chunk_.data());
+  const std::vector<internal::RepeatRuns::NewSeries>& found = runs_->new_series;
+  while (next_new_ < found.size() && found[next_new_].key_at < at) ++next_new_;  // lines are read in order
+  return next_new_ < found.size() && found[next_new_].key_at == at ? &found[next_new_] : nullptr;
+}
+
 void OpenMetricsReader::Impl::Feed(std::string_view chunk, const internal::RepeatRuns& runs) {
+  chunk_ = chunk;
+  runs_ = &runs;
+  next_new_ = 0;
+  FeedWithRuns(chunk, runs);
+  runs_ = nullptr;
+  chunk_ = {};
+}
+
+void OpenMetricsReader::Impl::FeedWithRuns(std::string_view chunk, const internal::RepeatRuns& runs) {
   size_t at = 0;  // chunk[0, at) is read
   auto read_to = [&](size_t to) {
     if (to > at) Feed(chunk.substr(at, to - at));
@@ -474,8 +521,73 @@ OpenMetricsReader& OpenMetricsReader::operator=(OpenMetricsReader&&) noexcept = 
 
 void OpenMetricsReader::Feed(std::string_view chunk) { impl_->Feed(chunk); }
 
-void OpenMetricsReader::FindRuns(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs) {
+OpenMetricsReader::FirstPass::FirstPass() = default;
+OpenMetricsReader::FirstPass::~FirstPass() = default;
+
+bool OpenMetricsReader::FirstPass::Met(uint64_t hash) {
+  if (hash == 0) hash = 1;  // 0 marks an empty slot
+  if ((met_count_ + 1) * 2 > met_.size()) {
+    if (met_.size() >= kMaxMet) return true;  // full: as if met (nothing read ahead)
+    std::vector<uint64_t> old(std::max<size_t>(1024, met_.size() * 2), 0);
+    old.swap(met_);
+    met_count_ = 0;
+    for (uint64_t h : old) {
+      if (h != 0) Met(h);
+    }
+  }
+  const size_t mask = met_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    if (met_[i] == hash) return true;
+    if (met_[i] == 0) {
+      met_[i] = hash;
+      ++met_count_;
+      return false;
+    }
+  }
+}
+
+void OpenMetricsReader::FirstPass::Run(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs) {
+  if (skip_ > 0) {
+    --skip_;
+    runs->Clear();
+    return;
+  }
+  Read(chunk, at_line_start, runs);
+  // Worth it when it read a quarter of the chunk's lines for the parser (a
+  // file written time by time has no runs and, after its first lines, no new
+  // series: the pass would only cost the reading thread); else it looks again
+  // kSkip chunks later.
+  if ((runs->samples.size() + runs->new_series.size()) * 4 < runs->samples.size() + runs->heads.size()) {
+    skip_ = kSkip;
+  }
+}
+
+void OpenMetricsReader::FirstPass::Read(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs) {
   internal::FindRepeatRuns(chunk, at_line_start, kMaxLineBytes, runs);
+  // The lines outside runs with a head: a label set not met before is read
+  // here as Line() would read it (its end, ParseLabelSet; one that fails, or
+  // holds escapes, is left to Line()), and checked as UTF-8.
+  for (const internal::RepeatRuns::Head& h : runs->heads) {
+    const std::string_view line = chunk.substr(h.line, h.head);  // the line up to its head
+    size_t i = 0;
+    if (line.empty() || !kChars.metric[static_cast<unsigned char>(line[0])] || (line[0] >= '0' && line[0] <= '9')) {
+      continue;
+    }
+    while (i < line.size() && kChars.metric[static_cast<unsigned char>(line[i])]) ++i;
+    if (i + 2 > line.size() || line[i] != '{' || line.back() != '}') continue;
+    const std::string_view key = line.substr(i + 1, line.size() - i - 2);
+    const uint64_t hash = internal::ViewIndex<internal::Series>::Hash(key);
+    if (Met(hash)) continue;
+    // A block that ParseLabelSet accepts holds no '}' outside quotes, so
+    // LabelSetEnd would end the label set at line.back() as well.
+    internal::RepeatRuns::NewSeries n;
+    if (ParseLabelSet(key, &n.labels, nullptr) != nullptr || !IsValidUtf8(key)) continue;
+    n.labels.utf8_checked = true;  // each value lies between quotes in the key
+    n.key_at = h.line + static_cast<uint32_t>(i + 1);
+    n.key_size = static_cast<uint32_t>(key.size());
+    n.hash = hash;
+    runs->new_series.push_back(n);
+  }
 }
 
 void OpenMetricsReader::Feed(std::string_view chunk, const internal::RepeatRuns& runs) { impl_->Feed(chunk, runs); }

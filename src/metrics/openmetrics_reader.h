@@ -32,16 +32,21 @@
 // read the general way, with the same result.
 //
 // Feed(chunk, runs) is Feed(chunk) with a first pass done elsewhere:
-// FindRuns(chunk, ...) (repeat_runs.h), run by the thread that read the
+// FirstPass::Run(chunk, ...) (repeat_runs.h), run by the thread that read the
 // chunk, finds the lines that repeat the line before them up to a value and
-// a time in the common spelling, and reads those; Feed then takes them from
-// `runs` (when the reader read the line before a run with that very head)
-// and never touches their bytes.  Same History as Feed(chunk).
+// a time in the common spelling, and reads those, and reads the label sets
+// met for the first time; Feed then takes the runs from `runs` (when the
+// reader read the line before a run with that very head), never touching
+// their bytes, and a new series' labels from there.  Same History as
+// Feed(chunk).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/history.h"
 #include "metrics/repeat_runs.h"
@@ -60,12 +65,35 @@ class OpenMetricsReader {
   OpenMetricsReader& operator=(OpenMetricsReader&&) noexcept;
 
   void Feed(std::string_view chunk);
-  // The first pass of Feed(chunk, runs): reads only `chunk` and touches no
-  // reader, so it may run on another thread.  at_line_start: the chunk
-  // starts a line (the input's first chunk, or the one before ended with
-  // '\n'); a wrong value costs speed, never correctness.
-  static void FindRuns(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs);
-  // Same as Feed(chunk).  REQUIRES: FindRuns(chunk, ...) filled `runs`.
+  // The first pass of Feed(chunk, runs), for one input's chunks in order:
+  // Run(chunk, ...) reads only `chunk` and the pass's own state (the label
+  // sets met so far), never a reader, so it may run on another thread.
+  // It finds the chunk's runs (repeat_runs.h) and reads the label sets it
+  // meets for the first time (their end, labels and UTF-8 check: most of
+  // the work of a new series) into runs->new_series.  at_line_start: the
+  // chunk starts a line (the input's first chunk, or the one before ended
+  // with '\n'); a wrong value costs speed, never correctness.  A chunk of
+  // which it reads less than a quarter of the lines (a file written time by
+  // time) makes it leave the next kSkip chunks to the parser.  Memory: 8
+  // bytes a label set met, at most kMaxMet of them (then it reads none).
+  class FirstPass {
+   public:
+    static constexpr size_t kMaxMet = size_t{1} << 21;
+    FirstPass();
+    ~FirstPass();
+    void Run(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs);
+
+   private:
+    static constexpr int kSkip = 15;
+    void Read(std::string_view chunk, bool at_line_start, internal::RepeatRuns* runs);
+    // Whether a label set of this hash was met before; records it if not.
+    bool Met(uint64_t hash);
+    std::vector<uint64_t> met_;  // open-addressed hashes, 0 = empty
+    size_t met_count_ = 0;
+    int skip_ = 0;  // chunks left without a first pass
+  };
+  // Same as Feed(chunk).  REQUIRES: a FirstPass's Run(chunk, ...) filled
+  // `runs` (any FirstPass: its state only decides what it reads ahead).
   void Feed(std::string_view chunk, const internal::RepeatRuns& runs);
   // The History, or an error naming the source when the input holds no
   // data lines or more than options.max_bad_fraction of them are bad.

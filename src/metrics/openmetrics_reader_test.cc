@@ -6,9 +6,11 @@
 #include <set>
 #include <string>
 
+#include "metrics/history_builder.h"
 #include "metrics/history_testutil.h"
 #include "metrics/message_text.h"
 #include "metrics/synthetic_history.h"
+#include "metrics/view_index.h"
 
 namespace kubeon::metrics {
 namespace {
@@ -330,6 +332,70 @@ TEST(OpenMetricsReaderTest, LinesReadFromRunsAsTheGeneralPath) {
   const std::string long_line = "DCGM_FI_DEV_FB_USED{namespace=\"a\",pod=\"" + std::string(1 << 20, 'x') + "\"} 1 1793527200\n";
   EXPECT_EQ(ExpectRunsChangeNothing(long_line + long_line + used + " 1 1793527200\n" + used + " 2 1793527230\n", lenient),
             1u);
+}
+
+// The first pass reads a label set the first time it meets one, as Line()
+// would (its end, its labels, UTF-8), and leaves the rest to Line(): label
+// sets met before (in any chunk), escaped values, other spellings.
+TEST(OpenMetricsReaderTest, FirstPassReadsLabelSetsMetForTheFirstTime) {
+  const std::string a = "namespace=\"ns\",pod=\"a\",Hostname=\"h1\",UUID=\"GPU-1\"";
+  const std::string b = "namespace=\"ns\",pod=\"b\",container=\"c\"";
+  const std::string text = "DCGM_FI_DEV_FB_USED{" + a + "} 1 1793527200\n" +           // 0: new
+                           "DCGM_FI_DEV_FB_USED{" + a + "} 2 1793527230\n" +           // a run
+                           "DCGM_FI_DEV_FB_USED{" + b + "} 3 1793527200\n" +           // new
+                           "DCGM_FI_DEV_GPU_UTIL{" + a + "} 4 1793527200\n" +          // met: another metric
+                           "DCGM_FI_DEV_FB_USED{pod=\"e\\\"\"} 5 1793527200\n" +      // escaped: Line()'s
+                           "DCGM_FI_DEV_FB_USED{pod=\"\xFF\"} 6 1793527200\n" +         // not UTF-8: Line()'s
+                           "DCGM_FI_DEV_FB_USED{pod=\"x\",pod=\"y\"} 7 1793527200\n" + // duplicate: Line()'s
+                           "DCGM_FI_DEV_FB_USED{pod=\"f\"} 8 1793527200 # {} 1\n" +     // exemplar: no head
+                           "DCGM_FI_DEV_FB_USED{pod=\"g\"} 9 6} 7 1793527200\n";        // '}' after the set
+  OpenMetricsReader::FirstPass pass;
+  internal::RepeatRuns runs;
+  pass.Run(text, true, &runs);
+  ASSERT_EQ(runs.new_series.size(), 2u);
+  const internal::RepeatRuns::NewSeries& first = runs.new_series[0];
+  EXPECT_EQ(text.substr(first.key_at, first.key_size), a);
+  EXPECT_EQ(first.hash, internal::ViewIndex<internal::Series>::Hash(a));
+  EXPECT_EQ(first.labels.pod, "a");
+  EXPECT_EQ(first.labels.hostname, "h1");
+  EXPECT_EQ(first.labels.uuid, "GPU-1");
+  EXPECT_TRUE(first.labels.utf8_checked);
+  EXPECT_EQ(text.substr(runs.new_series[1].key_at, runs.new_series[1].key_size), b);
+  EXPECT_EQ(runs.new_series[1].labels.container, "c");
+  // The same pass on the next chunk: both label sets met already.
+  pass.Run(text, true, &runs);
+  EXPECT_TRUE(runs.new_series.empty());
+  // And the reader reads it all as Feed(chunk) does.
+  IngestOptions lenient;
+  lenient.max_bad_fraction = 0.9;
+  ExpectRunsChangeNothing(text, lenient);
+}
+
+// A file written time by time: after its first lines no runs and no new
+// label sets; the first pass then leaves chunks to the parser, looking again
+// every kSkip + 1 chunks.
+TEST(OpenMetricsReaderTest, FirstPassLeavesChunksItCannotHelpWith) {
+  std::string chunk;
+  for (int s = 0; s < 50; ++s) {
+    chunk += "DCGM_FI_DEV_FB_USED{namespace=\"ns\",pod=\"p" + std::to_string(s) + "\"} 1 1793527200\n";
+  }
+  OpenMetricsReader::FirstPass pass;
+  internal::RepeatRuns runs;
+  pass.Run(chunk, true, &runs);  // every label set new: worth it
+  EXPECT_EQ(runs.new_series.size(), 50u);
+  EXPECT_EQ(runs.region_end, chunk.size());
+  pass.Run(chunk, true, &runs);  // nothing to read for the parser
+  EXPECT_TRUE(runs.new_series.empty() && runs.runs.empty());
+  EXPECT_EQ(runs.region_end, chunk.size());
+  std::string repeated;  // a chunk the pass would read whole
+  for (int k = 0; k < 50; ++k) repeated += "DCGM_FI_DEV_FB_USED{pod=\"q\"} 1 1793527200\n";
+  for (int k = 0; k < 15; ++k) {
+    pass.Run(repeated, true, &runs);
+    EXPECT_EQ(runs.region_end, 0u) << k;  // left to the parser
+  }
+  pass.Run(repeated, true, &runs);
+  ASSERT_EQ(runs.runs.size(), 1u);
+  EXPECT_EQ(runs.runs[0].count, 49u);
 }
 
 TEST(OpenMetricsReaderTest, MostlyBadInputIsAnErrorListingLines) {

@@ -66,6 +66,7 @@ void FindRepeatRuns(std::string_view chunk, bool at_line_start, size_t max_line_
     in_run = false;
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
     head = static_cast<size_t>(nl - p) <= max_line_bytes ? HeadOf(p, nl) : 0;
+    if (head != 0) out->heads.push_back({static_cast<uint32_t>(p - base), static_cast<uint32_t>(head)});
     prev = p;
     p = nl + 1;
   }

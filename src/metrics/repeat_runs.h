@@ -29,6 +29,11 @@
 //     a run only when it read the line before it with a head of exactly
 //     that length (so of those very bytes), and reads the run's lines itself
 //     otherwise.
+//   * Heads: every line of the region that is in no run and has a head (as
+//     defined above: its bytes before " <digits and '.'> <digits>" at its
+//     end), in order: its offset and its head.
+//   * new_series is not touched by FindRepeatRuns: OpenMetricsReader's
+//     FirstPass fills it (label sets met for the first time, read ahead).
 //   * Clear() describes no line (a RepeatRuns left so is valid for any chunk).
 //   * Lines that are not in a run (a series' first line, other spellings,
 //     comments, CRLF endings are fine) are left to the parser.
@@ -38,6 +43,8 @@
 #include <cstdint>
 #include <string_view>
 #include <vector>
+
+#include "metrics/history_builder.h"
 
 namespace kubeon::metrics::internal {
 
@@ -53,16 +60,33 @@ struct RepeatRuns {
     double value = 0;
     int64_t ts_ms = 0;
   };
+  struct Head {
+    uint32_t line = 0;  // offset of the line in the chunk
+    uint32_t head = 0;
+  };
+  // A line whose label set the first pass met for the first time, its labels
+  // read (see OpenMetricsReader::FirstPass).
+  struct NewSeries {
+    uint32_t line = 0;    // offset of the line in the chunk
+    uint32_t key_at = 0;  // the label set, between its braces: offset and size in the chunk
+    uint32_t key_size = 0;
+    uint64_t hash = 0;    // ViewIndex<Series>::Hash of the label set
+    SeriesLabels labels;  // views into the chunk, utf8_checked
+  };
   size_t region_begin = 0;
   size_t region_end = 0;
   std::vector<Run> runs;
   std::vector<Sample> samples;
+  std::vector<Head> heads;
+  std::vector<NewSeries> new_series;
 
   // No region, no runs: the parser reads the whole chunk itself.
   void Clear() {
     region_begin = region_end = 0;
     runs.clear();
     samples.clear();
+    heads.clear();
+    new_series.clear();
   }
 };
 

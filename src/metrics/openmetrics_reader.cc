@@ -5,8 +5,8 @@
 #include <array>
 #include <cstring>
 #include <functional>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "metrics/byte_scan.h"
 #include "metrics/history_builder.h"
@@ -162,6 +162,8 @@ class OpenMetricsReader::Impl {
         [this](std::string_view line, uint64_t number, bool too_long) { Line(line, number, too_long); });
   }
 
+  // Feed(chunk, runs): makes the chunk and its first pass NewSeriesAt()'s
+  // for the time of FeedWithRuns, which reads the chunk.
   void Feed(std::string_view chunk, const internal::RepeatRuns& runs);
   void FeedWithRuns(std::string_view chunk, const internal::RepeatRuns& runs);
 

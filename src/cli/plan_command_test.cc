@@ -28,8 +28,11 @@ PlanArgs Args() {
   return a;
 }
 
+// A file of the running test's own (CTest runs this file's tests side by
+// side, and two of them writing one path raced).
 std::string TempFile(const std::string& name, const std::string& content) {
-  const std::string path = std::string(::testing::TempDir()) + name;
+  const std::string path = std::string(::testing::TempDir()) +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" + name;
   std::ofstream(path) << content;
   return path;
 }

@@ -568,7 +568,13 @@ void OpenMetricsReader::FirstPass::Read(std::string_view chunk, bool at_line_sta
   internal::FindRepeatRuns(chunk, at_line_start, kMaxLineBytes, runs);
   // The lines outside runs with a head: a label set not met before is read
   // here as Line() would read it (its end, ParseLabelSet; one that fails, or
-  // holds escapes, is left to Line()), and checked as UTF-8.
+  // holds escapes, is left to Line()), and checked as UTF-8.  A chunk with
+  // none (a later metric family repeats the first one's label sets) makes
+  // it look for them again only kSkip chunks later.
+  if (skip_new_ > 0) {
+    --skip_new_;
+    return;
+  }
   for (const internal::RepeatRuns::Head& h : runs->heads) {
     const std::string_view line = chunk.substr(h.line, h.head);  // the line up to its head
     size_t i = 0;
@@ -590,6 +596,7 @@ void OpenMetricsReader::FirstPass::Read(std::string_view chunk, bool at_line_sta
     n.hash = hash;
     runs->new_series.push_back(n);
   }
+  if (runs->new_series.empty() && !runs->heads.empty()) skip_new_ = kSkip;
 }
 
 void OpenMetricsReader::Feed(std::string_view chunk, const internal::RepeatRuns& runs) { impl_->Feed(chunk, runs); }

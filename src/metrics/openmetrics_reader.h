@@ -74,7 +74,8 @@ class OpenMetricsReader {
   // chunk starts a line (the input's first chunk, or the one before ended
   // with '\n'); a wrong value costs speed, never correctness.  A chunk of
   // which it reads less than a quarter of the lines (a file written time by
-  // time) makes it leave the next kSkip chunks to the parser.  Memory: 8
+  // time) makes it leave the next kSkip chunks to the parser; a chunk with
+  // no new label set, the next kSkip chunks' label sets.  Memory: 8
   // bytes a label set met, at most kMaxMet of them (then it reads none).
   class FirstPass {
    public:
@@ -90,7 +91,8 @@ class OpenMetricsReader {
     bool Met(uint64_t hash);
     std::vector<uint64_t> met_;  // open-addressed hashes, 0 = empty
     size_t met_count_ = 0;
-    int skip_ = 0;  // chunks left without a first pass
+    int skip_ = 0;      // chunks left without a first pass
+    int skip_new_ = 0;  // chunks left without looking for new label sets
   };
   // Same as Feed(chunk).  REQUIRES: a FirstPass's Run(chunk, ...) filled
   // `runs` (any FirstPass: its state only decides what it reads ahead).

@@ -362,9 +362,25 @@ TEST(OpenMetricsReaderTest, FirstPassReadsLabelSetsMetForTheFirstTime) {
   EXPECT_TRUE(first.labels.utf8_checked);
   EXPECT_EQ(text.substr(runs.new_series[1].key_at, runs.new_series[1].key_size), b);
   EXPECT_EQ(runs.new_series[1].labels.container, "c");
-  // The same pass on the next chunk: both label sets met already.
-  pass.Run(text, true, &runs);
+  // A next chunk of lines of `a` (met already): no new label set, so the
+  // pass looks for none in the next 15 chunks, then again; runs are still
+  // found meanwhile.
+  std::string more_a;
+  for (int k = 0; k < 20; ++k) more_a += "DCGM_FI_DEV_FB_USED{" + a + "} 3 1793527260\n";
+  pass.Run(more_a, true, &runs);
   EXPECT_TRUE(runs.new_series.empty());
+  ASSERT_EQ(runs.runs.size(), 1u);
+  const std::string c = "namespace=\"ns\",pod=\"c\"";
+  const std::string other = "DCGM_FI_DEV_FB_USED{" + c + "} 1 1793527200\nDCGM_FI_DEV_FB_USED{" + c +
+                            "} 2 1793527230\n";
+  for (int k = 0; k < 15; ++k) {
+    pass.Run(other, true, &runs);
+    EXPECT_TRUE(runs.new_series.empty()) << k;
+    EXPECT_EQ(runs.runs.size(), 1u) << k;  // runs are still found
+  }
+  pass.Run(other, true, &runs);
+  ASSERT_EQ(runs.new_series.size(), 1u);
+  EXPECT_EQ(runs.new_series[0].labels.pod, "c");
   // And the reader reads it all as Feed(chunk) does.
   IngestOptions lenient;
   lenient.max_bad_fraction = 0.9;

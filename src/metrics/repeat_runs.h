@@ -32,8 +32,8 @@
 //   * Heads: every line of the region that is in no run and has a head (as
 //     defined above: its bytes before " <digits and '.'> <digits>" at its
 //     end), in order: its offset and its head.
-//   * new_series is not touched by FindRepeatRuns: OpenMetricsReader's
-//     FirstPass fills it (label sets met for the first time, read ahead).
+//   * new_series is left empty: OpenMetricsReader's FirstPass fills it
+//     after FindRepeatRuns (label sets met for the first time, read ahead).
 //   * Clear() describes no line (a RepeatRuns left so is valid for any chunk).
 //   * Lines that are not in a run (a series' first line, other spellings,
 //     comments, CRLF endings are fine) are left to the parser.

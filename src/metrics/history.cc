@@ -164,11 +164,7 @@ Result<History> Stream(Reader reader, int fd, std::vector<char>& buf, size_t fir
         kReadBuffer, [fd](std::vector<char>& b) { return ReadFull(fd, b); }, stop, kBuffers, std::move(find_runs));
     for (std::string_view chunk = ahead.Next(); !chunk.empty(); chunk = ahead.Next()) {
       if constexpr (std::is_same_v<Reader, OpenMetricsReader>) {
-        if (find) {
-          reader.Feed(chunk, runs[ahead.slot()]);
-        } else {
-          reader.Feed(chunk);
-        }
+        reader.Feed(chunk, runs[ahead.slot()]);  // without a first pass: no runs, read as Feed(chunk)
       } else {
         reader.Feed(chunk);
       }

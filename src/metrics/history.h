@@ -166,9 +166,10 @@ struct IngestOptions {
   // the first time (OpenMetricsReader::FirstPass), while the parsing thread
   // is busy; false = the parsing thread reads too.  The result is the same.
   bool read_ahead = true;
-  // When the read-ahead thread finds an OpenMetrics chunk's repeated lines:
-  // only while the parsing thread is busy (it then shares the work as the
-  // two threads' speeds allow), for every chunk, or never.  Same result.
+  // When the read-ahead thread makes its first pass over an OpenMetrics
+  // chunk (its repeated lines and new label sets): only while the parsing
+  // thread is busy (it then shares the work as the two threads' speeds
+  // allow), for every chunk, or never.  Same result.
   enum class FirstPass { kWhenParserBusy, kAlways, kNever };
   FirstPass first_pass = FirstPass::kWhenParserBusy;
   // Called with every accepted DCGM_FI_DEV_FB_USED sample (the pod it is

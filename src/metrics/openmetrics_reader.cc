@@ -48,6 +48,15 @@ size_t TokenEnd(std::string_view s, size_t i) {
   return static_cast<size_t>(internal::FindAny2(s.data() + i, s.data() + s.size(), ' ', '\t') - s.data());
 }
 
+// The end of the metric name that starts at s[from], or `from` when none
+// does (a name is [a-zA-Z_:][a-zA-Z0-9_:]*).
+size_t MetricNameEnd(std::string_view s, size_t from) {
+  if (from >= s.size() || (s[from] >= '0' && s[from] <= '9')) return from;
+  size_t i = from;
+  while (i < s.size() && kChars.metric[static_cast<unsigned char>(s[i])]) ++i;
+  return i;
+}
+
 // Position of the closing quote of a label value whose content starts at
 // `from`, honouring backslash escapes; npos when unterminated.  *escaped
 // (when given) tells whether the value holds a backslash.
@@ -191,6 +200,21 @@ class OpenMetricsReader::Impl {
   // Returns the position of its '\n', or nullptr (Line() reads it).  Same
   // counts, reports and samples as Line() would give.
   const char* PredictedLine(const char* p, const char* end, uint64_t number);
+  // A sample line of `series` whose value and time were read in their
+  // common spelling (ReadSimpleSampleEnd): counted and accepted as Line()
+  // would, and true; false, nothing counted, when the builder refuses the
+  // time or the value (the caller leaves the line to Line(), which reports it).
+  bool TakeSimpleSample(const Series& series, Metric metric, double value, int64_t ts_ms) {
+    if (builder_.CheckTime(ts_ms) != nullptr || internal::CheckSampleValue(metric, value) != nullptr) return false;
+    builder_.Line();
+    builder_.DataLine();
+    if (series.pod < 0) {
+      builder_.Unattributed();
+    } else {
+      builder_.Accept(series, metric, value, ts_ms);
+    }
+    return true;
+  }
   // Whether line[i...], after the label set, is empty or starts with a
   // blank; else reports the line as bad.
   bool BlankAfterLabels(std::string_view line, size_t i, uint64_t number) {
@@ -279,9 +303,9 @@ void OpenMetricsReader::Impl::Line(std::string_view line, uint64_t number, bool 
       return;
     }
   } else {
-    size_t name_start = i;
-    while (i < line.size() && kChars.metric[static_cast<unsigned char>(line[i])]) ++i;
-    if (i == name_start || (line[name_start] >= '0' && line[name_start] <= '9')) {
+    const size_t name_start = i;
+    i = MetricNameEnd(line, i);
+    if (i == name_start) {
       builder_.BadLine(number, "line does not start with a metric name", line);
       return;
     }
@@ -362,15 +386,8 @@ const char* OpenMetricsReader::Impl::PredictedLine(const char* p, const char* en
   double value = 0;
   int64_t ts_ms = 0;
   if (const char* nl = internal::ReadSimpleSampleEnd(rest, end, &value, &ts_ms);
-      nl != nullptr && static_cast<size_t>(nl - p) <= kMaxLineBytes && builder_.CheckTime(ts_ms) == nullptr &&
-      internal::CheckSampleValue(last_metric_, value) == nullptr) {
-    builder_.Line();
-    builder_.DataLine();
-    if (series->pod < 0) {
-      builder_.Unattributed();
-    } else {
-      builder_.Accept(*series, last_metric_, value, ts_ms);
-    }
+      nl != nullptr && static_cast<size_t>(nl - p) <= kMaxLineBytes &&
+      TakeSimpleSample(*series, last_metric_, value, ts_ms)) {
     Read(LineKind::kSample, static_cast<size_t>(rest - p), series);
     return nl;
   }
@@ -450,25 +467,11 @@ uint32_t OpenMetricsReader::Impl::RunFromSamples(const internal::RepeatRuns::Run
     return run.count;
   }
   if (prev_kind_ != LineKind::kSample || prev_head_ != run.head) return 0;
-  const Series& series = *prev_series_;
-  const Metric metric = last_metric_;
   const internal::RepeatRuns::Sample* samples = runs.samples.data() + run.first;
+  // Up to a time or value the builder refuses: that line on is read by
+  // Line(), which reports it.
   uint32_t k = 0;
-  for (; k < run.count; ++k) {
-    // A time or value the builder refuses: that line on is read by Line(),
-    // which reports it.
-    if (builder_.CheckTime(samples[k].ts_ms) != nullptr ||
-        internal::CheckSampleValue(metric, samples[k].value) != nullptr) {
-      break;
-    }
-    builder_.Line();
-    builder_.DataLine();
-    if (series.pod < 0) {
-      builder_.Unattributed();
-    } else {
-      builder_.Accept(series, metric, samples[k].value, samples[k].ts_ms);
-    }
-  }
+  while (k < run.count && TakeSimpleSample(*prev_series_, last_metric_, samples[k].value, samples[k].ts_ms)) ++k;
   lines_.SkipLines(k);
   return k;
 }
@@ -577,12 +580,8 @@ void OpenMetricsReader::FirstPass::Read(std::string_view chunk, bool at_line_sta
   }
   for (const internal::RepeatRuns::Head& h : runs->heads) {
     const std::string_view line = chunk.substr(h.line, h.head);  // the line up to its head
-    size_t i = 0;
-    if (line.empty() || !kChars.metric[static_cast<unsigned char>(line[0])] || (line[0] >= '0' && line[0] <= '9')) {
-      continue;
-    }
-    while (i < line.size() && kChars.metric[static_cast<unsigned char>(line[i])]) ++i;
-    if (i + 2 > line.size() || line[i] != '{' || line.back() != '}') continue;
+    const size_t i = MetricNameEnd(line, 0);
+    if (i == 0 || i + 2 > line.size() || line[i] != '{' || line.back() != '}') continue;
     const std::string_view key = line.substr(i + 1, line.size() - i - 2);
     const uint64_t hash = internal::ViewIndex<internal::Series>::Hash(key);
     if (Met(hash)) continue;

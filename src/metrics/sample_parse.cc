@@ -43,6 +43,23 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
   return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
 }
 
+// Of a 64-bit load of eight bytes: non-zero in the first byte that is not
+// '0'..'9' and zero in every byte before it (so zero when all are digits):
+// a digit's high nibble is 3 and stays 3 with 6 added.  A carry from a byte
+// >= 0xFA upsets only the bytes after it, which follow a byte already marked.
+[[gnu::always_inline]] inline uint64_t NotDigitBytes(uint64_t v) {
+  return ((v & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030) |
+         (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030);
+}
+
+// Eight digit values, one a byte (the first, most significant, in the lowest
+// byte), as one number: three multiplications.
+[[gnu::always_inline]] inline uint64_t CombineEightDigits(uint64_t v) {
+  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FF;  // pairs: 10*d0+d1 in bits 0..15, ...
+  v = (v * (1 + (uint64_t{100} << 16))) >> 16;   // quads: 100*pair0+pair1 in bits 0..15, ...
+  return ((v & 0x0000FFFF0000FFFF) * (1 + (uint64_t{10000} << 32))) >> 32;  // 10000*quad0+quad1
+}
+
 // Reads the run of decimal digits starting at p, at most `limit` of them,
 // into *m (m = m * 10 + digit for each), eight at a time while eight are
 // there (one 64-bit load: a test that all eight bytes are '0'..'9', then
@@ -53,17 +70,8 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
   while (stop - p >= 8) {
     uint64_t v;
     std::memcpy(&v, p, 8);
-    // Each byte's high nibble 3 and, 6 added, still 3: '0'..'9'.  A carry
-    // between bytes comes only from a byte >= 0xFA, which fails anyway.
-    if (((v & 0xF0F0F0F0F0F0F0F0) | (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) !=
-        0x3333333333333333) {
-      break;
-    }
-    v -= 0x3030303030303030;                          // digits d0..d7, d0 in the lowest byte
-    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FF;    // pairs: 10*d0+d1 in bits 0..15, ...
-    v = (v * (1 + (uint64_t{100} << 16))) >> 16;     // quads: 100*pair0+pair1 in bits 0..15, ...
-    v = ((v & 0x0000FFFF0000FFFF) * (1 + (uint64_t{10000} << 32))) >> 32;  // 10000*quad0+quad1
-    *m = *m * 100000000 + v;
+    if (NotDigitBytes(v) != 0) break;
+    *m = *m * 100000000 + CombineEightDigits(v - 0x3030303030303030);
     p += 8;
   }
   for (; p < stop && IsDigit(*p); ++p) *m = *m * 10 + static_cast<uint64_t>(*p - '0');
@@ -76,23 +84,15 @@ unsigned DaysInMonth(int64_t y, unsigned m) {
 [[gnu::always_inline]] inline int EightBytesOfDigits(const char* p, uint64_t* out) {
   uint64_t v;
   std::memcpy(&v, p, 8);
-  // A byte is a digit when its high nibble is 3 and stays 3 with 6 added.  A
-  // carry from a byte >= 0xFA upsets only the bytes after it, which follow
-  // a non-digit and do not count.
-  const uint64_t not_digit = ((v & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030) |
-                             (((v + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030);
+  const uint64_t not_digit = NotDigitBytes(v);
   const int n = not_digit == 0 ? 8 : std::countr_zero(not_digit) >> 3;
   if (n == 0) {
     *out = 0;
     return 0;
   }
-  // The n digits moved to the top bytes (the first the most significant), zeros
-  // below them, then combined as ReadDigits does.
-  v = (v - 0x3030303030303030) << (8 * (8 - n));
-  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FF;
-  v = (v * (1 + (uint64_t{100} << 16))) >> 16;
-  v = ((v & 0x0000FFFF0000FFFF) * (1 + (uint64_t{10000} << 32))) >> 32;
-  *out = v;
+  // The n digits moved to the top bytes, after zeros (leading zeros of the
+  // number), then combined.
+  *out = CombineEightDigits((v - 0x3030303030303030) << (8 * (8 - n)));
   return n;
 }
 

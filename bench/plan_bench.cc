@@ -5,6 +5,7 @@
 //
 //   plan_bench                                  # 1,000 and 10,000 nodes
 //   plan_bench --benchmark_filter=/10000        # the 80,000-GPU cluster only
+//   plan_bench --benchmark_filter=MakePlanFull  # every GPU held, one Deployment each (gen-cluster --preset full)
 //
 //   plan_bench --benchmark_filter=BM_MigPools   # the MIG packer alone, per pool (and best fit)
 //
@@ -69,13 +70,14 @@ struct Fixture {
   std::exit(1);
 }
 
-const Fixture& GetFixture(int nodes) {
-  static std::map<int, std::unique_ptr<Fixture>> cache;
-  auto it = cache.find(nodes);
+// REQUIRES: preset is kScale or kFull.
+const Fixture& GetFixture(int nodes, gc::Preset preset = gc::Preset::kScale) {
+  static std::map<std::pair<int, gc::Preset>, std::unique_ptr<Fixture>> cache;
+  auto it = cache.find({nodes, preset});
   if (it != cache.end()) return *it->second;
   const auto t0 = std::chrono::steady_clock::now();
   gc::Options o;
-  o.preset = gc::Preset::kScale;
+  o.preset = preset;
   o.nodes = nodes;
   o.gpus_per_node = 8;
   o.history_samples = 73;  // hourly over 3 days
@@ -95,7 +97,7 @@ const Fixture& GetFixture(int nodes) {
   for (const auto& n : c->nodes) f->gpus += c->InstanceOf(n).gpus;
   for (const auto& p : f->data.cluster.pods) f->gpu_pods += p.gpus > 0 ? 1 : 0;
   f->setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return *cache.emplace(nodes, std::move(f)).first->second;
+  return *cache.emplace(std::make_pair(nodes, preset), std::move(f)).first->second;
 }
 
 double PeakRssMb() {
@@ -104,14 +106,13 @@ double PeakRssMb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: KiB
 }
 
-void BM_MakePlan(benchmark::State& state) {
-  const Fixture& f = GetFixture(static_cast<int>(state.range(0)));
+void MakePlanOn(benchmark::State& state, const Fixture& f) {
   const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
   kubeon::plan::Summary summary;
   size_t steps = 0;
   int spare_gpus = 0;
   for (auto _ : state) {
-    kubeon::plan::Plan plan = kubeon::plan::MakePlan(f.data.cluster, f.data.history, f.policy, catalog, f.options);
+    kubeon::plan::Plan plan = kubeon::plan::MakePlan(f.data.cluster, f.data.history, f.policy, catalog, f.options).value();
     summary = plan.summary;
     steps = plan.schedule.steps.size();
     spare_gpus = 0;
@@ -136,6 +137,15 @@ void BM_MakePlan(benchmark::State& state) {
   state.counters["setup_s"] = f.setup_seconds;
   state.counters["peak_rss_mb"] = PeakRssMb();
 }
+
+void BM_MakePlan(benchmark::State& state) { MakePlanOn(state, GetFixture(static_cast<int>(state.range(0)))); }
+
+// The full preset: every GPU held by a single-replica Deployment (the shape
+// of the planner crash fixed in issue 32; no migration order fits).
+void BM_MakePlanFull(benchmark::State& state) {
+  MakePlanOn(state, GetFixture(static_cast<int>(state.range(0)), gc::Preset::kFull));
+}
+
 // Per GPU model, the profile index of every MIG slice the plan creates.
 std::map<std::string, std::vector<int>> MigPools(int nodes) {
   static std::map<int, std::map<std::string, std::vector<int>>> cache;
@@ -143,7 +153,7 @@ std::map<std::string, std::vector<int>> MigPools(int nodes) {
   if (it != cache.end()) return it->second;
   const Fixture& f = GetFixture(nodes);
   const kubeon::mig::MigCatalog& catalog = kubeon::mig::MigCatalog::Builtin();
-  const kubeon::plan::Plan plan = kubeon::plan::MakePlan(f.data.cluster, f.data.history, f.policy, catalog, f.options);
+  const kubeon::plan::Plan plan = kubeon::plan::MakePlan(f.data.cluster, f.data.history, f.policy, catalog, f.options).value();
   std::map<std::string, std::vector<int>> pools;
   for (const auto& node : plan.nodes) {
     const kubeon::mig::GpuModel* model = catalog.FindModel(node.gpu_model);
@@ -204,6 +214,7 @@ void BM_MigPoolsBestFit(benchmark::State& state) {
 BENCHMARK(BM_MigPoolsBestFit)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 BENCHMARK(BM_MakePlan)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_MakePlanFull)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 }  // namespace
 

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     mark();
     const double rss_ingest = PeakRssMb();
     std::vector<kubeon::plan::Plan> plans = {
-        kubeon::plan::MakePlan(*cluster, *history, policies->front(), catalog, options)};
+        kubeon::plan::MakePlan(*cluster, *history, policies->front(), catalog, options).value()};
     mark();
     const double rss_plan = PeakRssMb();
     const std::string text = format == "json"   ? kubeon::cli::RenderJson(plans)

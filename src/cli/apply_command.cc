@@ -202,6 +202,9 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
     const auto base = fixed_now ? *fixed_now : std::chrono::floor<std::chrono::seconds>(started_wall);
     return base + std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started);
   };
+  // A policy that could not be planned is reported and its steps are not
+  // taken; the other policies are applied.
+  for (const auto& f : planned->failed) err << "error: " << f.message << "\n";
   apply::RealClock clock;
   std::vector<apply::ApplyReport> reports;
   bool resume_failed = false, resume_rolled_back = false;
@@ -217,7 +220,14 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
     po.replan = [&]() -> Result<apply::PlannedPolicy> {
       Result<PlannedCluster> again = BuildPlans(pa, progress, &code);
       if (!again.ok()) return again.status();
-      return apply::PlannedPolicy{again->plans[i], ArtifactsOf(again->plans[i], again->cluster, pa)};
+      for (size_t k = 0; k < again->policies.size(); ++k) {
+        if (again->policies[k].name != policy.name) continue;
+        return apply::PlannedPolicy{again->plans[k], ArtifactsOf(again->plans[k], again->cluster, pa)};
+      }
+      for (const auto& f : again->failed) {
+        if (f.policy == policy.name) return Status::Error(f.message);
+      }
+      return Status::Error("policy \"" + policy.name + "\": not planned again");
     };
     apply::ApplyPolicyResult r =
         apply::ApplyPolicy(**client, store.get(), clock,
@@ -232,6 +242,7 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
     reports.push_back(std::move(r.report));
   }
   int exit_code = apply::ApplyExitCode(reports);
+  if (!planned->failed.empty() && exit_code == 0) exit_code = 1;
   if (resume_failed) {
     exit_code = 5;
   } else if (resume_rolled_back && exit_code != 5) {

@@ -61,7 +61,7 @@ Inputs DemoInputs() {
 
 plan::Plan Plan(const model::Cluster& cluster, const metrics::History& history) {
   const Inputs in = DemoInputs();
-  return plan::MakePlan(cluster, history, in.policy, mig::MigCatalog::Builtin(), in.options);
+  return plan::MakePlan(cluster, history, in.policy, mig::MigCatalog::Builtin(), in.options).value();
 }
 
 // The plan without what legitimately differs between history sources (see

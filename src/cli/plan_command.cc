@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <future>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -352,17 +354,32 @@ Result<PlanInputs> ReadPlanInputs(const PlanArgs& a, mig::MigCatalog catalog, co
   return in;
 }
 
-std::vector<plan::Plan> PlanEach(
+std::vector<PolicyPlan> PlanEach(
     const PlanInputs& in, const std::vector<policy::GpuPolicy>& policies, const ProgressFn& progress,
     const std::function<std::map<model::WorkloadRef, std::string>(const policy::GpuPolicy&)>& excluded) {
-  std::vector<plan::Plan> plans;
+  std::vector<PolicyPlan> plans;
   for (const auto& p : policies) {
     auto t = Clock::now();
     plan::PlannerOptions options = in.options;
     if (excluded) options.excluded_workloads = excluded(p);
-    plans.push_back(plan::MakePlan(in.cluster, in.history, p, in.catalog, options));
-    if (in.history.stats.bad_lines > 0) plans.back().warnings.push_back("history: " + BadLinesSummary(in.history.stats));
-    for (const std::string& w : metrics::HistoryWarnings(in.history)) plans.back().warnings.push_back("history: " + w);
+    Result<plan::Plan> planned = Status::Error("policy \"" + p.name + "\": not planned");
+    try {
+      planned = in.planner(in.cluster, in.history, p, in.catalog, options);
+    } catch (const std::bad_alloc&) {
+      planned = Status::Error("policy \"" + p.name + "\": planning ran out of memory");
+    } catch (const std::exception& e) {
+      planned = Status::Error("policy \"" + p.name + "\": planning failed: " + e.what());
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
+    if (!planned.ok()) {
+      progress("error: " + planned.status().message());
+      plans.push_back({std::move(planned), Seconds(t)});
+      continue;
+    }
+    plan::Plan& plan = *planned;
+    if (in.history.stats.bad_lines > 0) plan.warnings.push_back("history: " + BadLinesSummary(in.history.stats));
+    for (const std::string& w : metrics::HistoryWarnings(in.history)) plan.warnings.push_back("history: " + w);
     if (policy::SelectedGpuNodes(in.cluster, p) == 0) {
       std::string selector;
       for (const auto& [k, v] : p.node_selector) selector += (selector.empty() ? "" : ", ") + k + "=" + v;
@@ -370,11 +387,10 @@ std::vector<plan::Plan> PlanEach(
                             std::to_string(policy::GpuNodes(in.cluster)) + " GPU nodes" +
                             (selector.empty() ? "" : " (nodeSelector " + selector + ")") + ": nothing to plan";
       progress("warning: " + w);
-      plans.back().warnings.push_back(w);
+      plan.warnings.push_back(w);
     }
-    char secs[32];
-    std::snprintf(secs, sizeof(secs), "%.2fs", Seconds(t));
     progress("planned policy " + p.name + " in " + secs);
+    plans.push_back({std::move(planned), Seconds(t)});
   }
   return plans;
 }
@@ -418,9 +434,18 @@ Result<PlannedCluster> BuildPlans(const PlanArgs& a, const ProgressFn& progress,
       overlap_warnings[first ? o.first->name : o.second->name].push_back(w);
     }
   }
-  result.plans = PlanEach(*in, result.policies, progress);
-  for (plan::Plan& p : result.plans) {
+  std::vector<policy::GpuPolicy> selected = std::move(result.policies);
+  result.policies.clear();
+  std::vector<PolicyPlan> each = PlanEach(*in, selected, progress);
+  for (size_t i = 0; i < each.size(); ++i) {
+    if (!each[i].plan.ok()) {
+      result.failed.push_back({selected[i].name, each[i].plan.status().message()});
+      continue;
+    }
+    plan::Plan& p = *each[i].plan;
     for (std::string& w : overlap_warnings[p.policy_name]) p.warnings.push_back(std::move(w));
+    result.policies.push_back(std::move(selected[i]));
+    result.plans.push_back(std::move(p));
   }
   result.cluster = std::move(in->cluster);
   LeaveForExit(std::move(in.value()));  // the history: freed by the exit of a one-shot command
@@ -438,6 +463,8 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     err << "error: " << planned.status().message() << "\n";
     return code;
   }
+  // A policy that could not be planned is an error; the others are reported.
+  for (const auto& f : planned->failed) err << "error: " << f.message << "\n";
   const std::vector<plan::Plan>& plans = planned->plans;
   // JSON is written as it is rendered (report.h: a 60 MB plan at 80,000 GPUs
   // is never held whole); YAML and tables are small and built first.
@@ -464,11 +491,12 @@ int RunPlan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     return 1;
   }
   if (!a.output_file.empty()) progress("wrote " + a.output_file);
+  const bool any_failed = !planned->failed.empty();
   LeaveForExit(std::move(planned.value()));
   char secs[32];
   std::snprintf(secs, sizeof(secs), "%.1fs", Seconds(t0));
   progress(std::string("done in ") + secs);
-  return 0;
+  return any_failed ? 1 : 0;
 }
 
 }  // namespace kubeon::cli

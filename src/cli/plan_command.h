@@ -65,6 +65,14 @@ struct PlannedCluster {
   model::Cluster cluster;
   std::vector<policy::GpuPolicy> policies;  // the selected ones
   std::vector<plan::Plan> plans;            // one per policy, in order
+  // Policies whose planning failed (the planner found its own invariant
+  // broken, or threw), with the message naming the policy.  They are in
+  // neither `policies` nor `plans`; the other policies are planned.
+  struct Failed {
+    std::string policy;
+    std::string message;
+  };
+  std::vector<Failed> failed;
 };
 
 using ProgressFn = std::function<void(const std::string&)>;
@@ -75,6 +83,10 @@ struct PlanInputs {
   model::Cluster cluster;
   metrics::History history;
   plan::PlannerOptions options;  // percentile, min history, prices, operator namespace
+  // The planner PlanEach runs: plan::MakePlan (tests put in one that fails).
+  std::function<Result<plan::Plan>(const model::Cluster&, const metrics::History&, const policy::GpuPolicy&,
+                                   const mig::MigCatalog&, const plan::PlannerOptions&)>
+      planner = plan::MakePlan;
 };
 
 // The MIG catalog at `path`, or the built-in one when path is empty.
@@ -86,11 +98,19 @@ Result<mig::MigCatalog> LoadCatalog(const std::string& path);
 Result<PlanInputs> ReadPlanInputs(const PlanArgs& args, mig::MigCatalog catalog, const ProgressFn& progress,
                                   int* exit_code);
 
+// One policy's planning: its plan, or why it has none, and how long it took.
+struct PolicyPlan {
+  Result<plan::Plan> plan;
+  double seconds = 0;
+};
+
 // Plans each policy on inputs (in order); `excluded(policy)` when set names
 // the workloads that policy's plan must leave alone (PlannerOptions::
 // excluded_workloads).  Warns in each plan (and through `progress`) about
-// skipped history lines and when the policy selects no GPU node.
-std::vector<plan::Plan> PlanEach(
+// skipped history lines and when the policy selects no GPU node.  A policy
+// whose planning fails (a broken invariant, an exception, bad_alloc included)
+// gets a failed Result naming it; the next policies are still planned.
+std::vector<PolicyPlan> PlanEach(
     const PlanInputs& inputs, const std::vector<policy::GpuPolicy>& policies, const ProgressFn& progress,
     const std::function<std::map<model::WorkloadRef, std::string>(const policy::GpuPolicy&)>& excluded = {});
 

@@ -261,7 +261,7 @@ TEST(Report, StreamedJsonIsByteIdenticalOnTheDemo) {
   ASSERT_TRUE(prices.ok()) << prices.status().message();
   plan::PlannerOptions options;
   options.instance_prices_usd = *prices;
-  const plan::Plan p = plan::MakePlan(*cluster, *history, policies->front(), catalog, options);
+  const plan::Plan p = plan::MakePlan(*cluster, *history, policies->front(), catalog, options).value();
   ASSERT_FALSE(p.nodes.empty());
   ASSERT_FALSE(p.artifacts.workload_patches.empty());
   ExpectStreamedJsonIsTheTreeDump({p});
@@ -290,7 +290,7 @@ TEST(Report, StreamedJsonIsByteIdenticalOnAGeneratedCluster) {
   ASSERT_TRUE(prices.ok()) << prices.status().message();
   plan::PlannerOptions options;
   options.instance_prices_usd = *prices;
-  const plan::Plan p = plan::MakePlan(data.cluster, data.history, policies->front(), catalog, options);
+  const plan::Plan p = plan::MakePlan(data.cluster, data.history, policies->front(), catalog, options).value();
   ASSERT_GT(p.nodes.size(), 100u);
   ExpectStreamedJsonIsTheTreeDump({p});
   ASSERT_GT(RenderJson({p}).size(), 2 * kRenderChunkBytes) << "a plan of several pieces";

@@ -199,19 +199,28 @@ void Controller::Reconcile() {
         plannable.push_back(p);
       }
     }
-    const std::vector<plan::Plan> plans = cli::PlanEach(
+    const std::vector<cli::PolicyPlan> plans = cli::PlanEach(
         *inputs, plannable, progress, [&](const policy::GpuPolicy& p) { return scope.at(p.name).excluded; });
     for (size_t i = 0; i < plannable.size(); ++i) {
       PolicyView& v = next[plannable[i].name];
-      v.plan = plans[i];
-      const plan::Summary& s = plans[i].summary;
+      metrics_.Set("kubeon_gpu_plan_duration_seconds", {v.name}, plans[i].seconds);
+      if (!plans[i].plan.ok()) {
+        // This policy fails; the others are planned and acted on.
+        v.error = plans[i].plan.status().message();
+        v.error_reason = "PlanFailed";
+        log_.Error(v.error, {{"policy", v.name}});
+        continue;
+      }
+      const plan::Plan& planned = *plans[i].plan;
+      v.plan = planned;
+      const plan::Summary& s = planned.summary;
       metrics_.Add("kubeon_gpu_plans_total", {v.name});
       metrics_.Set("kubeon_gpu_gpus_freed", {v.name}, s.gpus_freed);
       metrics_.Set("kubeon_gpu_monthly_savings_usd", {v.name}, s.monthly_savings_usd);
       log_.Info("planned: " + std::to_string(s.gpus_before) + " GPUs -> " + std::to_string(s.gpus_after) + ", " +
-                    Money(s.monthly_savings_usd) + "/month in " + std::to_string(plans[i].schedule.steps.size()) +
+                    Money(s.monthly_savings_usd) + "/month in " + std::to_string(planned.schedule.steps.size()) +
                     " step(s)",
-                {{"policy", v.name}, {"planHash", PlanHash(plans[i])}});
+                {{"policy", v.name}, {"planHash", PlanHash(planned)}});
     }
   }
   // Publish the views (the page and /metrics see them), forget deleted policies.
@@ -219,7 +228,8 @@ void Controller::Reconcile() {
     if (!next.count(old.name)) {
       views_.Remove(old.name);
       plan_hash_.erase(old.name);
-      for (const char* m : {"kubeon_gpu_plans_total", "kubeon_gpu_gpus_freed", "kubeon_gpu_monthly_savings_usd"}) {
+      for (const char* m : {"kubeon_gpu_plans_total", "kubeon_gpu_gpus_freed", "kubeon_gpu_monthly_savings_usd",
+                            "kubeon_gpu_plan_duration_seconds"}) {
         metrics_.Forget(m, "policy", old.name);
       }
     }
@@ -273,9 +283,11 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
     Result<cli::PlanInputs> again = cli::ReadPlanInputs(options_.plan, std::move(catalog.value()), po.progress, &code);
     if (!again.ok()) return again.status();
     // The workloads excluded by this pass's scope stay excluded (the other policies are not re-read).
-    std::vector<plan::Plan> plans =
+    std::vector<cli::PolicyPlan> plans =
         cli::PlanEach(*again, {*v.policy}, po.progress, [&](const policy::GpuPolicy&) { return excluded; });
-    return apply::PlannedPolicy{plans.front(), apply::ArtifactsFor(plans.front(), again->cluster, operator_namespace)};
+    if (!plans.front().plan.ok()) return plans.front().plan.status();
+    const plan::Plan& planned = *plans.front().plan;
+    return apply::PlannedPolicy{planned, apply::ArtifactsFor(planned, again->cluster, operator_namespace)};
   };
   po.may_continue = [this]() -> Status {
     return Leading() ? Status::Ok() : Status::Error("no longer the controller's leader: stopping before the next step");

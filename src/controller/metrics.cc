@@ -152,6 +152,10 @@ void DeclareControllerMetrics(Metrics& m) {
   m.Declare("kubeon_gpu_gpus_freed", "GPUs the policy's last plan frees.", T::kGauge, {"policy"});
   m.Declare("kubeon_gpu_monthly_savings_usd", "US dollars per month the policy's last plan frees.", T::kGauge,
             {"policy"});
+  m.Declare("kubeon_gpu_plan_duration_seconds",
+            "Seconds the last planning of the policy took (planner and its invariant check; the cluster and history "
+            "reads are not counted).",
+            T::kGauge, {"policy"});
   m.Declare("kubeon_gpu_changes_total", "Executor steps finished, per policy and outcome.", T::kCounter,
             {"policy", "outcome"});
   m.Declare("kubeon_gpu_api_errors_total", "Kubernetes API calls that failed, per verb and HTTP status (0: no answer).",

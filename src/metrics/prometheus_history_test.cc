@@ -492,7 +492,7 @@ plan::Plan MakePlan(const History& history) {
   plan::PlannerOptions options;
   options.compute_percentile = kQ;
   options.min_history_hours = 24;
-  return plan::MakePlan(*cluster, history, policies->front(), catalog, options);
+  return plan::MakePlan(*cluster, history, policies->front(), catalog, options).value();
 }
 
 const plan::WorkloadDecision* FindWorkload(const plan::Plan& p, const std::string& display) {

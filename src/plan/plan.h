@@ -1,14 +1,12 @@
 // The plan: what the planner proposes for one GpuPolicy.  Plain data, built
 // by planner.h and rendered by cli/report.h; the executor consumes it.
 //
-// Invariants (checked by planner_test):
-//  - every GpuAfter::mig_devices list is a valid layout for its node's model;
-//  - a node with method "mig" lists every GPU pod that stays on it in
-//    disrupted_pods (its MIG mode changes); no other node lists any;
-//  - summary.gpus_after == sum of NodePlan::gpus_after, and likewise for
-//    gpus_before, nodes_freed and monthly_savings_usd;
-//  - a workload with decision kMig has a non-empty slice and a patch in
-//    artifacts.workload_patches; kUnchanged has a reason and no patch.
+// Invariants: written down once, each with an id, in plan_invariants.h
+// (PLAN-LAYOUT, PLAN-SLICE-FITS, PLAN-TIME-SLICING, PLAN-PLACED,
+// PLAN-TARGETS, PLAN-GPUS, PLAN-TOTALS, PLAN-DECISIONS, PLAN-DISRUPTED and,
+// for the schedule below, SCHED-ONCE, SCHED-FEASIBLE, SCHED-IDS).  MakePlan
+// checks them on every plan it returns; planner_property_test checks them by
+// id on generated clusters.
 #pragma once
 
 #include <cstdint>

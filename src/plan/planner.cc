@@ -15,6 +15,7 @@
 #include "plan/mig_packer.h"
 #include "plan/node_choice.h"
 #include "plan/operator_fit.h"
+#include "plan/plan_invariants.h"
 #include "plan/ref_order.h"
 #include "plan/schedule.h"
 #include "plan/sizing.h"
@@ -436,9 +437,18 @@ class Planner {
     RecordLowerBound(*catalog_.FindModel(pool));
   }
 
+  // Packs and places the pool's moving workloads.  A workload that finds no
+  // room is made unchanged and the pool is planned again (its pods then stay
+  // where they are, which can take room from others), until a placement
+  // holds every workload still moving.  Each pass reverts at least one
+  // workload, so this ends; past kMaxPasses every workload of the pool still
+  // moving is made unchanged, so that the node state always matches the
+  // pool's result (the next pass places nothing).
+  static constexpr int kMaxPasses = 64;
   void RunPool(const std::string& pool, policy::StayingPods allowance) {
     const mig::GpuModel* pool_model = catalog_.FindModel(pool);
-    for (int attempt = 0; attempt < 8; ++attempt) {
+    allowance_ = allowance;
+    for (int attempt = 0;; ++attempt) {
       PoolResult r;
       std::vector<NodeState*> pool_nodes;
       for (auto& n : nodes_) {
@@ -490,9 +500,18 @@ class Planner {
         pools_[pool] = std::move(r);
         return;
       }
+      if (attempt + 1 >= kMaxPasses) {
+        // Give up on the pool's moves rather than keep a placement that does
+        // not match its nodes: everything still moving stays.
+        for (size_t wi = 0; wi < works_.size(); ++wi) {
+          if (works_[wi].pool == pool && works_[wi].d.decision != Decision::kUnchanged) revert.insert(static_cast<int>(wi));
+        }
+        failure = "the " + pool + " pool found no placement for its moves in " + std::to_string(kMaxPasses) +
+                  " passes; its workloads are left as they are";
+        plan_.warnings.push_back(failure);
+      }
       for (int wi : revert) Unchanged(works_[wi], failure);
     }
-    pools_[pool] = PoolResult{};
   }
 
   // Why the pods that stay on `n` forbid a MIG mode change there (mig-parted
@@ -703,10 +722,84 @@ class Planner {
                (vetoed ? " whose staying GPU pods may be disrupted (policy spec.disruption.stayingPods: " +
                              std::string(policy::StayingPodsName(policy_.staying_pods)) + ")"
                        : "");
-    std::set<int> out;
-    for (size_t b = next_bin; b < r->mig_bins.size(); ++b) {
-      for (int item : r->mig_bins[b].items) out.insert(r->mig_item_work[item]);
+    return OverflowReverts(mig_nodes, *r, allowance_, *catalog_.FindModel(pool));
+  }
+
+  // The workloads to make unchanged when the pool's MIG bins outnumber the
+  // GPUs its MIG nodes can take.  A workload given up stays where it is, so
+  // its pods keep their GPUs on the nodes they run on: on a MIG node that is
+  // a GPU less to place on (the whole node, when the policy may not disrupt
+  // the pod).  So workloads none of whose pods run on a MIG node are given
+  // up first, those with the largest slices per pod first (the ones left
+  // then fit the most pods in the GPUs there are); then the others.  They
+  // are given up until the slices left, in GPUs (a slice is the larger of
+  // its memory and compute share of a GPU), fit the capacity left.  The
+  // next pass repacks what is left and gives up more only when the packing
+  // still overflows, so few passes are needed and little is given up beyond
+  // the shortage.
+  std::set<int> OverflowReverts(const std::vector<NodeState*>& mig_nodes, const PoolResult& r,
+                                policy::StayingPods allowance, const mig::GpuModel& model) const {
+    std::unordered_map<const NodeState*, size_t> mig_index;
+    std::vector<int> room(mig_nodes.size());
+    int capacity = 0;
+    for (size_t i = 0; i < mig_nodes.size(); ++i) {
+      mig_index[mig_nodes[i]] = i;
+      room[i] = std::max(0, mig_nodes[i]->node->gpu_count - mig_nodes[i]->pinned);
+      capacity += room[i];
     }
+    auto size_of = [&](const mig::MigProfile& prof) {
+      return std::max(static_cast<double>(prof.memory_slices) / std::max(1, model.memory_slices),
+                      static_cast<double>(prof.compute_slices) / std::max(1, model.compute_slices));
+    };
+    struct Candidate {
+      int work = 0;
+      double size = 0;        // its slices, in GPUs
+      double size_per_pod = 0;
+      int on_mig_nodes = 0;   // its pods on MIG nodes
+    };
+    std::map<int, Candidate> by_work;
+    double total = 0;
+    for (size_t item = 0; item < r.mig_item_work.size(); ++item) {
+      const int wi = r.mig_item_work[item];
+      const double size = size_of(*works_[wi].profile);
+      Candidate& c = by_work[wi];
+      c.work = wi;
+      c.size += size;
+      total += size;
+    }
+    std::vector<Candidate> order;
+    for (auto& [wi, c] : by_work) {
+      for (int pi : works_[wi].pods) c.on_mig_nodes += mig_index.count(&nodes_[node_of_pod_[pi]]) ? 1 : 0;
+      c.size_per_pod = c.size / std::max<size_t>(1, works_[wi].pods.size());
+      order.push_back(c);
+    }
+    std::sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) {
+      if ((a.on_mig_nodes == 0) != (b.on_mig_nodes == 0)) return a.on_mig_nodes == 0;
+      if (a.size_per_pod != b.size_per_pod) return a.size_per_pod > b.size_per_pod;
+      return a.work < b.work;
+    });
+    // The packing's own overhead stays: what must go is the bins' excess,
+    // in the same proportion of the slices.
+    const double per_bin = r.mig_bins.empty() ? 1.0 : total / static_cast<double>(r.mig_bins.size());
+    double left = total;
+    std::set<int> out;
+    for (const Candidate& c : order) {
+      if (left <= per_bin * capacity + 1e-9) break;
+      out.insert(c.work);
+      left -= c.size;
+      for (int pi : works_[c.work].pods) {
+        auto it = mig_index.find(&nodes_[node_of_pod_[pi]]);
+        if (it == mig_index.end()) continue;
+        const bool vetoes = allowance == policy::StayingPods::kNone ||
+                            (allowance == policy::StayingPods::kRestartable && !WhyNotRestartable(pi).empty());
+        const int lost = vetoes ? room[it->second] : std::min<int>(room[it->second], static_cast<int>(cluster_.pods[pi].gpus));
+        room[it->second] -= lost;
+        capacity -= lost;
+      }
+    }
+    // The bins overflowed, so something must go (the estimate may say the
+    // slices fit when the node choice could not use every GPU).
+    if (out.empty() && !order.empty()) out.insert(order.front().work);
     return out;
   }
 
@@ -973,13 +1066,20 @@ class Planner {
   std::map<std::string, std::vector<std::vector<std::string>>> mig_names_;  // pool -> bin -> profiles
   std::vector<WorkloadForArtifacts> works_for_artifacts_;
   std::string candidates_model_;  // the pool being placed, for messages
+  policy::StayingPods allowance_ = policy::StayingPods::kRestartable;  // of the pool being placed
 };
 
 }  // namespace
 
-Plan MakePlan(const model::Cluster& cluster, const metrics::History& history, const policy::GpuPolicy& policy,
-              const mig::MigCatalog& catalog, const PlannerOptions& options) {
-  return Planner(cluster, history, policy, catalog, options).Run();
+Result<Plan> MakePlan(const model::Cluster& cluster, const metrics::History& history, const policy::GpuPolicy& policy,
+                      const mig::MigCatalog& catalog, const PlannerOptions& options) {
+  Plan plan = Planner(cluster, history, policy, catalog, options).Run();
+  const std::vector<InvariantViolation> broken = CheckPlanInvariants(cluster, plan, policy, catalog);
+  if (broken.empty()) return plan;
+  std::string message = "policy \"" + policy.name + "\": the planner broke its own invariants, so no plan is given:";
+  for (const auto& v : broken) message += " [" + v.id + "] " + v.message + ";";
+  message.pop_back();
+  return Status::Error(message + " (please report this with the cluster snapshot)");
 }
 
 }  // namespace kubeon::plan

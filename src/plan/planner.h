@@ -36,6 +36,7 @@
 #include "metrics/history.h"
 #include "mig/catalog.h"
 #include "model/cluster.h"
+#include "model/status.h"
 #include "plan/plan.h"
 #include "policy/gpu_policy.h"
 
@@ -61,7 +62,10 @@ struct PlannerOptions {
   std::map<model::WorkloadRef, std::string> excluded_workloads;
 };
 
-Plan MakePlan(const model::Cluster& cluster, const metrics::History& history, const policy::GpuPolicy& policy,
-              const mig::MigCatalog& catalog, const PlannerOptions& options);
+// Never aborts on any input that reaches it: a plan that breaks one of its own
+// promises (plan_invariants.h) is not returned; the policy fails instead,
+// with the invariant's id and the node or workload it names.
+Result<Plan> MakePlan(const model::Cluster& cluster, const metrics::History& history, const policy::GpuPolicy& policy,
+                      const mig::MigCatalog& catalog, const PlannerOptions& options);
 
 }  // namespace kubeon::plan

@@ -83,7 +83,7 @@ struct Fixture {
     }
   }
 
-  Plan Run() { return MakePlan(cluster, history, policy, mig::MigCatalog::Builtin(), options); }
+  Plan Run() { return MakePlan(cluster, history, policy, mig::MigCatalog::Builtin(), options).value(); }
 };
 
 const WorkloadDecision& Find(const Plan& p, const std::string& display) {

@@ -1,6 +1,8 @@
 // The migration schedule: the order in which the executor carries a plan out
 // (plan.h `Schedule`).  Pure: a function of the cluster, the plan and the
-// policy, called at the end of MakePlan.
+// policy, called at the end of MakePlan.  Its promises (SCHED-ONCE,
+// SCHED-FEASIBLE, SCHED-IDS) are in plan_invariants.h; schedule_checker.h
+// replays the evictions, meanwhile slots and PDBs independently.
 //
 // What the executor does with a step, which the schedule models:
 //  for each node of the step it cordons it, taints it gpu.kubeon.io/step=<id>:

@@ -29,10 +29,23 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
     std::string node;  // "" not running
   };
   std::map<std::string, PodAt> pods;  // "ns/name"
+  // The same pods by the node they are on and by owner ("Kind/ns/name"), so
+  // that a step looks at its own nodes' and owners' pods only (the replay
+  // stays near-linear at 80,000 GPUs).
+  std::map<std::string, std::set<std::string>> on_node;
+  std::map<std::string, std::vector<std::string>> of_owner;
+  auto place = [&](const std::string& name, PodAt& at, const std::string& node) {
+    if (!at.node.empty()) on_node[at.node].erase(name);
+    at.node = node;
+    if (!node.empty()) on_node[node].insert(name);
+  };
   for (const auto& p : cluster.pods) {
     if (!p.Active() || p.gpus <= 0 || p.node_name.empty() || !nodes.count(p.node_name)) continue;
     free[p.node_name] -= p.gpus;
-    pods[p.namespace_ + "/" + p.name] = {&p, p.node_name};
+    const std::string name = p.namespace_ + "/" + p.name;
+    pods[name] = {&p, p.node_name};
+    on_node[p.node_name].insert(name);
+    of_owner[p.workload.kind + "/" + p.workload.Display()].push_back(name);
   }
   for (auto& [n, f] : free) f = std::max<int64_t>(0, f);
   for (const auto& p : cluster.pods) {  // unbound Pending GPU pods: first node by name with room
@@ -86,8 +99,9 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
     }
     // Evictions: exactly the GPU pods on the step's nodes now.
     std::set<std::string> expected, evicted;
-    for (const auto& [name, p] : pods) {
-      if (in_step.count(p.node)) expected.insert(name);
+    for (const auto& n : step.nodes) {
+      auto it = on_node.find(n);
+      if (it != on_node.end()) expected.insert(it->second.begin(), it->second.end());
     }
     std::vector<std::pair<std::string, std::string>> returns;  // pod, node
     for (const auto& e : step.evictions) {
@@ -100,7 +114,7 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
       const std::string from = p->second.node;
       if (e.count != p->second.pod->gpus) fail(at + e.pod + ": count differs from its GPUs");
       if (e.runs_meanwhile.empty()) {
-        p->second.node = "";
+        place(e.pod, p->second, "");
         if (e.comes_back) returns.push_back({e.pod, from});
         if (!e.comes_back) pods.erase(p);
         continue;
@@ -115,7 +129,7 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
       if (!p->second.pod->PlacementOf().AllowsNode(*node->second)) fail(at + e.pod + " may not run on " + m);
       free[m] -= e.count;
       if (free[m] < 0) fail(at + "node " + m + " over capacity with " + e.pod);
-      p->second.node = m;
+      place(e.pod, p->second, m);
     }
     for (const auto& name : expected) {
       if (!evicted.count(name)) fail(at + "pod " + name + " left on a node being reconfigured");
@@ -180,7 +194,7 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
       }
     }
     for (const auto& [pod, node] : coming_back) {
-      pods[pod].node = node;
+      place(pod, pods[pod], node);
       free[node] -= pods[pod].pod->gpus;
       if (free[node] < 0) fail(at + "no whole GPU for " + pod + " to come back to " + node);
     }
@@ -198,13 +212,12 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
       const bool flagged = !step.flags.empty();
       if (owner_slots[d] < o.replicas && !flagged) fail(at + d + " lacks slots and the step is not flagged");
       if (!o.pdb_ok && !flagged) fail(at + d + " exceeds its PDB and the step is not flagged");
-      for (auto it = pods.begin(); it != pods.end();) {
-        if (it->second.pod->workload.Display() == d && it->second.pod->workload.kind == o.owner.kind) {
-          if (!it->second.node.empty()) free[it->second.node] += it->second.pod->gpus;
-          it = pods.erase(it);
-        } else {
-          ++it;
-        }
+      for (const std::string& name : of_owner[o.owner.kind + "/" + d]) {
+        auto it = pods.find(name);
+        if (it == pods.end()) continue;
+        if (!it->second.node.empty()) free[it->second.node] += it->second.pod->gpus;
+        place(name, it->second, "");
+        pods.erase(it);
       }
     }
   }

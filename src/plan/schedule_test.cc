@@ -94,7 +94,7 @@ struct Fixture {
   }
 
   Plan Run() {
-    Plan p = MakePlan(cluster, history, policy, mig::MigCatalog::Builtin(), PlannerOptions{});
+    Plan p = MakePlan(cluster, history, policy, mig::MigCatalog::Builtin(), PlannerOptions{}).value();
     for (const auto& problem : CheckSchedule(cluster, p, policy)) ADD_FAILURE() << problem;
     return p;
   }
@@ -561,7 +561,7 @@ TEST(Schedule, DemoClusterReplays) {
       dir + "policy.yaml", [](std::string_view p) { return mig::MigCatalog::Builtin().ProfileExists(p); });
   ASSERT_TRUE(policies.ok()) << policies.status().message();
   for (const auto& pol : *policies) {
-    const Plan p = MakePlan(*cluster, *history, pol, mig::MigCatalog::Builtin(), PlannerOptions{});
+    const Plan p = MakePlan(*cluster, *history, pol, mig::MigCatalog::Builtin(), PlannerOptions{}).value();
     for (const auto& problem : CheckSchedule(*cluster, p, pol)) ADD_FAILURE() << problem;
     if (p.schedule.feasible) {
       EXPECT_EQ(static_cast<int>(p.schedule.steps.size()) > 0, CountTargets(p) > 0);

@@ -4,6 +4,7 @@
 //
 //   gen-cluster --preset demo --out examples/demo
 //   gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale [--history-samples 24] [--compact]
+//   gen-cluster --preset full --nodes 10000 --out /tmp/full   (every GPU held, one Deployment each)
 //   (--compact: cluster.json with only the fields kubeon reads, one item per line)
 //
 // Exit codes: 0 written, 1 failure (message on stderr), 2 usage error.
@@ -69,12 +70,14 @@ int main(int argc, char** argv) {
   std::string preset = "demo";
   std::string out;
   bool no_history = false;
-  app.add_option("--preset", preset, "demo: 12 nodes, 48 GPU pods, every planner case; scale: a large cluster")
-      ->check(CLI::IsMember({"demo", "scale"}));
+  app.add_option("--preset", preset,
+                 "demo: 12 nodes, 48 GPU pods, every planner case; scale: a large cluster; full: every GPU of "
+                 "--nodes A100-80GB nodes held by a single-replica Deployment, no PDBs")
+      ->check(CLI::IsMember({"demo", "scale", "full"}));
   app.add_option("--out", out, "Directory to write the four files into (created when missing)")->required();
   app.add_option("--seed", o.seed, "Random seed (default " + std::to_string(kubeon::gencluster::kDefaultSeed) + ")");
-  auto* nodes = app.add_option("--nodes", o.nodes, "scale: number of nodes (default 10000)");
-  auto* gpn = app.add_option("--gpus-per-node", o.gpus_per_node, "scale: GPUs per node, 1..16 (default 8)");
+  auto* nodes = app.add_option("--nodes", o.nodes, "scale, full: number of nodes (default 10000)");
+  auto* gpn = app.add_option("--gpus-per-node", o.gpus_per_node, "scale, full: GPUs per node, 1..16 (default 8)");
   app.add_option("--history-days", o.history_days, "Length of the history window in days (default 3)");
   auto* samples = app.add_option("--history-samples", o.history_samples,
                                  "Samples per series over the window (scale default 24)");
@@ -89,10 +92,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  o.preset = preset == "scale" ? Preset::kScale : Preset::kDemo;
+  o.preset = preset == "scale" ? Preset::kScale : preset == "full" ? Preset::kFull : Preset::kDemo;
   o.history = !no_history;
   if (o.preset == Preset::kDemo && (nodes->count() > 0 || gpn->count() > 0)) {
-    std::cerr << "error: --nodes and --gpus-per-node apply only to --preset scale\n";
+    std::cerr << "error: --nodes and --gpus-per-node apply only to --preset scale and full\n";
     return 2;
   }
   const auto t0 = std::chrono::steady_clock::now();

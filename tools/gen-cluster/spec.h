@@ -229,7 +229,7 @@ struct PolicySpec {
 };
 
 struct SyntheticCluster {
-  std::string preset;  // "demo" | "scale"
+  std::string preset;  // "demo" | "scale" | "full"
   uint64_t seed = 0;
   int64_t snapshot_time = 0;  // Unix s; also the end of the history
   int64_t history_start = 0;

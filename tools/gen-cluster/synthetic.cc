@@ -36,7 +36,7 @@ std::string Gi(int64_t gib) { return std::to_string(gib) + "Gi"; }
 class Builder {
  public:
   Builder(const Options& o, int64_t interval, int64_t samples) : rng_(o.seed) {
-    c_.preset = o.preset == Preset::kDemo ? "demo" : "scale";
+    c_.preset = o.preset == Preset::kDemo ? "demo" : o.preset == Preset::kScale ? "scale" : "full";
     c_.seed = o.seed;
     c_.history = o.history;
     c_.compact = o.compact;
@@ -710,6 +710,48 @@ SyntheticCluster GenerateScale(Builder& b, const Options& o) {
   return b.Take();
 }
 
+// The full preset: every GPU of `nodes` A100-80GB nodes held by a
+// single-replica Deployment (ReplicaSet -> Pod), no PodDisruptionBudgets,
+// peaks drawn from {4, 8, 15, 30, 60, 78} GB and compute from {5, 10, 20,
+// 90} %: the cluster on which the planner once crashed (its 8 placement
+// passes ran out), and on which no migration order fits without spare GPUs.
+SyntheticCluster GenerateFull(Builder& b, const Options& o) {
+  SyntheticCluster& c = b.cluster();
+  const int64_t t0 = c.snapshot_time;
+  c.policy.allowed_profiles = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb"};
+  const int it = b.Instance("A100-80GB", o.gpus_per_node);
+  for (int k = 0; k < o.nodes; ++k) b.AddNode("a100-80gb-pool", it, k % 4, DcgmStyle::kOldHostname, t0 - 30 * kDay);
+  const std::vector<int> nodes = b.PoolNodes("a100-80gb-pool");
+  const int64_t peaks_gb[] = {4, 8, 15, 30, 60, 78};
+  const int64_t computes[] = {5, 10, 20, 90};
+  int serial = 0;
+  for (int n : nodes) {
+    for (int g = 0; g < o.gpus_per_node; ++g) {
+      WorkloadSpec w;
+      w.pool = "a100-80gb-pool";
+      w.kind = WorkloadKind::kDeployment;
+      w.namespace_ = serial % 2 == 0 ? "production" : "inference";
+      w.replicas = 1;
+      char serial_text[16];
+      std::snprintf(serial_text, sizeof(serial_text), "%05d", serial++);
+      w.name = std::string("svc-") + serial_text;
+      w.container = "main";
+      w.image = "registry.example.com/ml/svc:1.0.0";
+      const int64_t peak = MiB(static_cast<double>(peaks_gb[b.rng().Int(0, 5)]));
+      const double pc = static_cast<double>(computes[b.rng().Int(0, 3)]) / 100.0;
+      w.usage = {UsageShape::kInference, peak, std::max<int64_t>(16, peak * 3 / 4), pc, pc / 10};
+      w.cpu_request = "4";
+      w.cpu_limit = "8";
+      w.memory_request = Gi(16);
+      w.memory_limit = w.memory_request;
+      const int wi = b.AddWorkload(std::move(w));
+      b.AddPod(wi, n, 0);
+      b.ChoosePeak(wi, false);
+    }
+  }
+  return b.Take();
+}
+
 Status CheckOptions(const Options& o) {
   if (o.history_days < 1 || o.history_days > 90) return Status::Error("--history-days: must be 1..90");
   if (o.history_samples != 0 && o.interval_seconds != 0) {
@@ -723,7 +765,7 @@ Status CheckOptions(const Options& o) {
   if (o.interval_seconds < 0 || o.interval_seconds > window) {
     return Status::Error("--interval: must be 1.." + std::to_string(window) + " seconds");
   }
-  if (o.preset == Preset::kScale) {
+  if (o.preset == Preset::kScale || o.preset == Preset::kFull) {
     if (o.nodes < 1 || o.nodes > 200000) return Status::Error("--nodes: must be 1..200000");
     if (o.gpus_per_node < 1 || o.gpus_per_node > 16) return Status::Error("--gpus-per-node: must be 1..16");
   }
@@ -772,7 +814,15 @@ Result<SyntheticCluster> Generate(const Options& o) {
   }
   const int64_t samples = window / interval + 1;
   Builder b(o, interval, samples);
-  return o.preset == Preset::kDemo ? GenerateDemo(b) : GenerateScale(b, o);
+  switch (o.preset) {
+    case Preset::kDemo:
+      return GenerateDemo(b);
+    case Preset::kScale:
+      return GenerateScale(b, o);
+    case Preset::kFull:
+      return GenerateFull(b, o);
+  }
+  return GenerateDemo(b);
 }
 
 std::string PolicyYaml(const SyntheticCluster& c) {

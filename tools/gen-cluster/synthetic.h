@@ -33,7 +33,7 @@ namespace kubeon::gencluster {
 
 inline constexpr uint64_t kDefaultSeed = 20251103;
 
-enum class Preset { kDemo, kScale };
+enum class Preset { kDemo, kScale, kFull };
 
 struct Options {
   Preset preset = Preset::kDemo;

@@ -182,6 +182,9 @@ metrics::History BuildHistory(const SyntheticCluster& c) {
           u.last_ts_ms = ts_ms;
         } else {
           u.first_ts_ms = std::min(u.first_ts_ms, ts_ms);
+          // Coverage as the reader counts it (metrics/history_builder.cc):
+          // the gap to a sample newer than every one before.
+          if (ts_ms > u.last_ts_ms) u.gaps.Add(ts_ms - u.last_ts_ms);
           u.last_ts_ms = std::max(u.last_ts_ms, ts_ms);
         }
         u.samples += accepted;

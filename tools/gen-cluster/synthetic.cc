@@ -719,6 +719,7 @@ SyntheticCluster GenerateFull(Builder& b, const Options& o) {
   SyntheticCluster& c = b.cluster();
   const int64_t t0 = c.snapshot_time;
   c.policy.allowed_profiles = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb"};
+  c.bad_samples_per_series = 0;  // every workload has clean history: the shape alone decides
   const int it = b.Instance("A100-80GB", o.gpus_per_node);
   for (int k = 0; k < o.nodes; ++k) b.AddNode("a100-80gb-pool", it, k % 4, DcgmStyle::kOldHostname, t0 - 30 * kDay);
   const std::vector<int> nodes = b.PoolNodes("a100-80gb-pool");

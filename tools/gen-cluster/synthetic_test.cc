@@ -457,6 +457,34 @@ TEST(HistoryTest, NoHistoryOption) {
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / "cluster.json"));
 }
 
+// The in-memory history (what the benchmarks plan) is the file's history as
+// the reader reads it: the same pods, peaks, samples and covered time (a
+// history without coverage would make every workload "too little history").
+TEST(HistoryTest, InMemoryHistoryEqualsTheFileRead) {
+  for (Preset preset : {Preset::kScale, Preset::kFull}) {
+    Options o;
+    o.preset = preset;
+    o.nodes = 6;
+    o.history_samples = 25;
+    const SyntheticCluster c = MustGenerate(o);
+    const metrics::History mem = BuildInMemory(c).history;
+    const std::string dir = TempDir(preset == Preset::kScale ? "mem-vs-file-scale" : "mem-vs-file-full");
+    ASSERT_TRUE(WriteFiles(c, dir).ok());
+    Result<metrics::History> file = metrics::ReadHistoryFile(dir + "/history.om", metrics::IngestOptions{});
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    ASSERT_EQ(mem.pods.size(), file->pods.size());
+    size_t covered = 0;
+    for (const auto& [key, u] : mem.pods) {
+      auto it = file->pods.find(key);
+      ASSERT_NE(it, file->pods.end()) << key.pod;
+      EXPECT_EQ(u.peak_memory_mib, it->second.peak_memory_mib) << key.pod;
+      EXPECT_EQ(u.covered_ms(), it->second.covered_ms()) << key.pod;
+      covered += u.covered_ms() > 0 ? 1 : 0;
+    }
+    EXPECT_GT(covered, mem.pods.size() / 2);  // most pods have days of history
+  }
+}
+
 TEST(HistoryTest, PromtoolAcceptsIt) {
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) GTEST_SKIP() << "promtool not installed";
   const SyntheticCluster c = MustGenerate(Demo(1800));

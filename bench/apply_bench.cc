@@ -33,7 +33,7 @@
 #include <thread>
 
 #include "audit/sqlite_store.h"
-#include "cli/apply_e2e_support.h"
+#include "apply/apply_e2e_support.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/ready_watcher.h"
@@ -42,8 +42,8 @@
 namespace {
 
 using json = nlohmann::json;
-using kubeon::cli::testing::ChildResult;
-using kubeon::cli::testing::RunGpu;
+using kubeon::apply::testing::ChildResult;
+using kubeon::apply::testing::RunGpu;
 
 const std::string kDemo = std::string(KUBEON_SOURCE_DIR) + "/examples/demo/";
 
@@ -109,7 +109,7 @@ int main() {
   if (const char* t = std::getenv("KUBEON_APPLY_BENCH_TIMESCALE")) time_scale = std::atoi(t);
   kubeon::kube::testing::SimProcess sim;
   const json settings = {{"timeScale", time_scale}, {"configMapSyncDelayMs", 0}};
-  kubeon::Status started = sim.Start(KUBE_SIM_BINARY, kubeon::cli::testing::DemoWithSpare(kDemo), 120000, settings,
+  kubeon::Status started = sim.Start(KUBE_SIM_BINARY, kubeon::apply::testing::DemoWithSpare(kDemo), 120000, settings,
                                      {"--log-requests"});
   if (!started.ok()) {
     std::cerr << started.message() << "\n";
@@ -154,7 +154,7 @@ int main() {
     const LogCounts before = CountLog(sim.stderr_path());
     const auto t0 = std::chrono::steady_clock::now();
     const ChildResult r = RunGpu(
-        KUBEON_GPU_BINARY, kubeon::cli::testing::DemoApplyArgs(kDemo, sim.token_kubeconfig(), db, mode, now), 0, dir);
+        KUBEON_GPU_BINARY, kubeon::apply::testing::DemoApplyArgs(kDemo, sim.token_kubeconfig(), db, mode, now), 0, dir);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     watcher.Stop();
     const int lost = PodsLost(**client);

@@ -28,7 +28,7 @@
 
 extern char **environ;
 
-namespace kubeon::cli::testing {
+namespace kubeon::apply::testing {
 
 // The demo cluster plus "spare-h100" and "spare-a10g": copies of an H100 and
 // an A10G node, no pods (the demo's H100 and A10G pools are full: without
@@ -143,4 +143,4 @@ inline std::vector<std::string> DemoApplyArgs(const std::string &demo_dir, const
           "json"};
 }
 
-}  // namespace kubeon::cli::testing
+}  // namespace kubeon::apply::testing

@@ -40,23 +40,6 @@ Result<std::unique_ptr<kube::KubeClient>> Connect(const std::string& kubeconfig,
   return kube::ConnectWithOptions(o);
 }
 
-}  // namespace
-
-Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& flag, kube::KubeClient& client,
-                                                        bool create_if_missing, const std::string& kube_namespace) {
-  AuditDbRequest r;
-  r.flag = flag;
-  r.client = &client;
-  r.create_if_missing = create_if_missing;
-  r.bind_cluster = true;
-  r.kube_namespace = kube_namespace;
-  Result<AuditDb> db = OpenAuditDb(r);
-  if (!db.ok()) return db.status();
-  return std::move(db->store);
-}
-
-namespace {
-
 apply::StepArtifacts ArtifactsOf(const plan::Plan& plan, const model::Cluster& cluster, const PlanArgs& args) {
   return apply::ArtifactsFor(plan, cluster, args.operator_namespace);
 }

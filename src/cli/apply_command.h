@@ -55,15 +55,6 @@ struct RevertArgs {
   bool quiet = false;
 };
 
-// Opens the audit log --audit-db names (cli/audit_db.h: "kubernetes" for the
-// cluster's GpuChange objects, else a SQLite path, the default path when
-// empty) for the cluster `client` reaches: a log of another cluster is refused
-// before anything is written to it.  Shared by apply, revert and the controller
-// (which passes its namespace for the GpuChange store's ConfigMap; "" = the
-// default, see AuditDbRequest::kube_namespace).
-Result<std::unique_ptr<audit::AuditStore>> OpenStoreFor(const std::string& flag, kube::KubeClient& client,
-                                                        bool create_if_missing, const std::string& kube_namespace = "");
-
 CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& args);
 int RunApply(const ApplyArgs& args, std::ostream& out, std::ostream& err);
 

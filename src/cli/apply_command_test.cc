@@ -24,7 +24,7 @@
 #include "audit/kube_sim_support.h"
 #include "audit/kube_store.h"
 #include "audit/sqlite_store.h"
-#include "cli/apply_e2e_support.h"
+#include "apply/apply_e2e_support.h"
 #include "cli/change_commands.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
@@ -58,7 +58,7 @@ class ApplyCommandTest : public ::testing::Test {
   // and one empty A10G node (the demo's H100 and A10G pools are full: without
   // them no order fits).
   void StartSim(bool spares) {
-    json cluster = spares ? testing::DemoWithSpare(kDemo) : ReadJson(kDemo + "cluster.json");
+    json cluster = spares ? apply::testing::DemoWithSpare(kDemo) : ReadJson(kDemo + "cluster.json");
     json settings = {{"timeScale", 20}, {"configMapSyncDelayMs", 0}};
     Status s = sim_.Start(KUBE_SIM_BINARY, cluster, 120000, settings);
     ASSERT_TRUE(s.ok()) << s.message();

@@ -39,7 +39,7 @@
 
 #include "apply/rfc3339.h"
 #include "audit/sqlite_store.h"
-#include "cli/apply_e2e_support.h"
+#include "apply/apply_e2e_support.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/ready_watcher.h"
@@ -63,14 +63,14 @@ class ApplyCrashTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::vector<std::string> ApplyArgs(const std::string &kubeconfig, const std::string &db) {
-    return testing::DemoApplyArgs(kDemo, kubeconfig, db, "Approve", kStep1Time);
+    return apply::testing::DemoApplyArgs(kDemo, kubeconfig, db, "Approve", kStep1Time);
   }
 
   // Records the plan (Proposal) and approves its step 1 (the A100 step, with
   // evictions) with the real `kubeon-gpu approve`; steps 2 and 3 stay waiting.
   void ApproveStep1(const std::string &kubeconfig, const std::string &db) {
-    const testing::ChildResult proposed = testing::RunGpu(
-        KUBEON_GPU_BINARY, testing::DemoApplyArgs(kDemo, kubeconfig, db, "Proposal", kStep1Time), 0, dir_);
+    const apply::testing::ChildResult proposed = apply::testing::RunGpu(
+        KUBEON_GPU_BINARY, apply::testing::DemoApplyArgs(kDemo, kubeconfig, db, "Proposal", kStep1Time), 0, dir_);
     ASSERT_EQ(proposed.exit_code, 0) << proposed.err;
     auto store = audit::SqliteAuditStore::Open(db);
     ASSERT_TRUE(store.ok());
@@ -82,7 +82,7 @@ class ApplyCrashTest : public ::testing::Test {
     }
     store->reset();
     ASSERT_FALSE(id.empty());
-    const testing::ChildResult approved = testing::RunGpu(
+    const apply::testing::ChildResult approved = apply::testing::RunGpu(
         KUBEON_GPU_BINARY, {"approve", id, "--kubeconfig", kubeconfig, "--audit-db", db, "--ttl", "1000h"}, 0, dir_);
     ASSERT_EQ(approved.exit_code, 0) << approved.err;
   }
@@ -220,7 +220,7 @@ void ExpireLease(kube::KubeClient &c) {
 }
 
 TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
-  const json cluster = testing::DemoWithSpare(kDemo);
+  const json cluster = apply::testing::DemoWithSpare(kDemo);
   const json settings = {{"timeScale", 30}, {"configMapSyncDelayMs", 0}};
   int survived = 0, resumed_points = 0, rolled_back_points = 0;
   bool finished = false;
@@ -243,8 +243,8 @@ TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
     ApproveStep1(sim.token_kubeconfig(), db);
     kube::testing::ReadyWatcher watcher;
     ASSERT_TRUE(watcher.Start(sim.token_kubeconfig()).ok());
-    const testing::ChildResult first =
-        testing::RunGpu(KUBEON_GPU_BINARY, ApplyArgs(sim.token_kubeconfig(), db), n, dir_);
+    const apply::testing::ChildResult first =
+        apply::testing::RunGpu(KUBEON_GPU_BINARY, ApplyArgs(sim.token_kubeconfig(), db), n, dir_);
     int second_exit = -1;
     if (!first.signaled) {
       // No crash point (n = 0) or the run had fewer than n writes: it
@@ -256,13 +256,13 @@ TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
       if (ReachedOwnersPhase(db) && owners_phase_from == 0) owners_phase_from = n;
       // The dead process still holds the policy's Lease: a restart is refused
       // until it expires (60 s of wall clock), then takes it over.
-      const testing::ChildResult refused =
-          testing::RunGpu(KUBEON_GPU_BINARY, ApplyArgs(sim.token_kubeconfig(), db), 0, dir_);
+      const apply::testing::ChildResult refused =
+          apply::testing::RunGpu(KUBEON_GPU_BINARY, ApplyArgs(sim.token_kubeconfig(), db), 0, dir_);
       EXPECT_EQ(refused.exit_code, 1) << refused.err;
       EXPECT_NE(refused.err.find("is being changed by"), std::string::npos) << refused.err;
       ExpireLease(client);
-      const testing::ChildResult second =
-          testing::RunGpu(KUBEON_GPU_BINARY, ApplyArgs(sim.token_kubeconfig(), db), 0, dir_);
+      const apply::testing::ChildResult second =
+          apply::testing::RunGpu(KUBEON_GPU_BINARY, ApplyArgs(sim.token_kubeconfig(), db), 0, dir_);
       EXPECT_FALSE(second.signaled);
       // 0/3: the step was finished (then step 2 waits for approval); 4: it was
       // rolled back.

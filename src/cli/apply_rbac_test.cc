@@ -1,5 +1,5 @@
 // Least privilege end to end: the real `kubeon-gpu` binary applies the demo
-// with spare nodes (cli/apply_e2e_support.h) on kube-sim AS the kubeon-gpu
+// with spare nodes (apply/apply_e2e_support.h) on kube-sim AS the kubeon-gpu
 // ServiceAccount, bound to deploy/clusterrole.yaml and nothing else (kube-sim
 // enforces RBAC, tools/kube-sim/rbac.h): the plan is recorded (`--mode
 // Proposal`), step 1 approved with `kubeon-gpu approve`, and `--mode Approve`
@@ -22,8 +22,8 @@
 
 
 #include "audit/sqlite_store.h"
-#include "cli/apply_e2e_support.h"
-#include "cli/rbac_test_support.h"
+#include "apply/apply_e2e_support.h"
+#include "kube/rbac_test_support.h"
 #include "kube/sim_process.h"
 
 namespace kubeon::cli {
@@ -45,7 +45,7 @@ TEST(ApplyRbacTest, ExecutorRunsAsTheServiceAccountWithDeploysClusterRole) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   kube::testing::SimProcess sim;
-  ASSERT_TRUE(sim.Start(KUBE_SIM_BINARY, testing::DemoWithSpare(kDemo), 120000,
+  ASSERT_TRUE(sim.Start(KUBE_SIM_BINARY, apply::testing::DemoWithSpare(kDemo), 120000,
                         {{"timeScale", 30}, {"configMapSyncDelayMs", 0}}, sim.AuditLogArgs())
                   .ok());
   std::string apply = "kubectl --kubeconfig " + sim.token_kubeconfig() + " apply";
@@ -58,8 +58,8 @@ TEST(ApplyRbacTest, ExecutorRunsAsTheServiceAccountWithDeploysClusterRole) {
   ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.status().message();
 
   const std::string db = (dir / "audit.db").string();
-  const testing::ChildResult proposed = testing::RunGpu(
-      KUBEON_GPU_BINARY, testing::DemoApplyArgs(kDemo, *kubeconfig, db, "Proposal", kStep1Time), 0, dir);
+  const apply::testing::ChildResult proposed = apply::testing::RunGpu(
+      KUBEON_GPU_BINARY, apply::testing::DemoApplyArgs(kDemo, *kubeconfig, db, "Proposal", kStep1Time), 0, dir);
   ASSERT_EQ(proposed.exit_code, 0) << proposed.err;
   std::string step1;
   {
@@ -72,18 +72,18 @@ TEST(ApplyRbacTest, ExecutorRunsAsTheServiceAccountWithDeploysClusterRole) {
     }
   }
   ASSERT_FALSE(step1.empty());
-  const testing::ChildResult approved = testing::RunGpu(
+  const apply::testing::ChildResult approved = apply::testing::RunGpu(
       KUBEON_GPU_BINARY, {"approve", step1, "--kubeconfig", *kubeconfig, "--audit-db", db, "--ttl", "1000h"}, 0, dir);
   ASSERT_EQ(approved.exit_code, 0) << approved.err;
-  const testing::ChildResult applied = testing::RunGpu(
-      KUBEON_GPU_BINARY, testing::DemoApplyArgs(kDemo, *kubeconfig, db, "Approve", kStep1Time), 0, dir);
+  const apply::testing::ChildResult applied = apply::testing::RunGpu(
+      KUBEON_GPU_BINARY, apply::testing::DemoApplyArgs(kDemo, *kubeconfig, db, "Approve", kStep1Time), 0, dir);
   EXPECT_EQ(applied.exit_code, 3) << applied.err;  // step 1 done, steps 2 and 3 wait for approval
 
-  const std::set<testing::Grant> granted = testing::DeployGrants(kSource);
+  const std::set<kube::testing::Grant> granted = kube::testing::DeployGrants(kSource);
   std::vector<std::string> forbidden;
-  const std::set<testing::Grant> used = testing::UsedGrants(sim.audit_log(), kSa, &forbidden);
+  const std::set<kube::testing::Grant> used = kube::testing::UsedGrants(sim.audit_log(), kSa, &forbidden);
   for (const auto &line : forbidden) ADD_FAILURE() << "forbidden: " << line;
-  std::set<testing::Grant> missing;
+  std::set<kube::testing::Grant> missing;
   for (const auto &g : used) {
     if (!granted.count(g)) missing.insert(g);
   }

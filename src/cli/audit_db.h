@@ -1,58 +1,20 @@
 // The --audit-db flag of every command that uses the audit log (apply,
-// revert, changes, audit, approve, reject), resolved in one place:
-//
-//   kubernetes     the cluster's store (audit/kube_store.h): GpuChange objects
-//                  and the kubeon-gpu-audit ConfigMap in namespace
-//                  $POD_NAMESPACE, default kubeon-system, of the API server
-//                  the kubeconfig reaches
-//   "" (default)   the SQLite file DefaultAuditDbPath()
-//   anything else  the path of a SQLite file (audit/sqlite_store.h)
-//
-// Contract: OpenAuditDb opens the store the flag names and, when asked,
-// binds it to the cluster the client reaches (BindCluster with ClusterIdOf):
-// a log of another cluster is refused before anything is written to it.
-// Errors are values naming the store ("audit db PATH: ..." or "the
-// cluster's GpuChange objects: ...").
+// revert, changes, audit, approve, reject).  What it names and how it is
+// opened is audit/open_store.h, shared with the controller.
 #pragma once
 
-#include <memory>
 #include <string>
 
-#include "audit/audit_store.h"
+#include "audit/open_store.h"
 #include "cli/cli11_fwd.h"
-#include "kube/client.h"
-#include "kube/snapshot.h"
-#include "model/status.h"
 
 namespace kubeon::cli {
 
-inline constexpr char kKubernetesAuditDb[] = "kubernetes";
-
-struct AuditDbRequest {
-  std::string flag;  // --audit-db as given
-  // The cluster the command talks to; nullptr: the kubernetes store connects
-  // with `connect` (and binding is not possible for SQLite).
-  kube::KubeClient* client = nullptr;
-  kube::SnapshotOptions connect;   // kubeconfig and context
-  bool create_if_missing = false;  // SQLite
-  bool missing_ok = false;         // SQLite: a missing file gives no store (store == nullptr), not an error
-  bool bind_cluster = false;       // REQUIRES (SQLite): client != nullptr
-  // kubernetes: namespace of the store's kubeon-gpu-audit ConfigMap; "" =
-  // audit::DefaultControllerNamespace() ($POD_NAMESPACE, else kubeon-system).
-  std::string kube_namespace;
-};
-
-struct AuditDb {
-  bool kubernetes = false;
-  std::string flag_value;  // "kubernetes" or the SQLite path (`-o json`'s "audit_db")
-  std::string where;       // "audit db PATH" or "the cluster's GpuChange objects"
-  std::string display;     // "PATH" or "kubernetes (the cluster's GpuChange objects)"
-  std::unique_ptr<kube::KubeClient> own_client;  // declared before store: outlives it
-  std::unique_ptr<audit::AuditStore> store;      // nullptr only with missing_ok
-  kube::KubeClient* client = nullptr;            // kubernetes: the client the store uses
-};
-
-Result<AuditDb> OpenAuditDb(const AuditDbRequest& request);
+using audit::AuditDb;
+using audit::AuditDbRequest;
+using audit::kKubernetesAuditDb;
+using audit::OpenAuditDb;
+using audit::OpenStoreFor;
 
 // Registers --audit-db on `cmd`.
 void AddAuditDbOption(CLI::App* cmd, std::string& flag);

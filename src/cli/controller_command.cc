@@ -1,5 +1,5 @@
 // See controller_command.h.
-#include "controller/controller_command.h"
+#include "cli/controller_command.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -11,7 +11,8 @@
 #include <CLI/CLI.hpp>
 
 #include "apply/lease.h"
-#include "cli/apply_command.h"
+#include "cli/audit_db.h"
+#include "cli/plan_command.h"
 #include "controller/controller.h"
 #include "controller/authenticator.h"
 #include "controller/history_sources.h"
@@ -21,8 +22,11 @@
 #include "metrics/prometheus_http.h"
 #include "kube/snapshot.h"
 
-namespace kubeon::controller {
+namespace kubeon::cli {
 namespace {
+
+// The controller's parts this subcommand wires together.
+using namespace kubeon::controller;
 
 std::atomic<bool> g_stop{false};
 
@@ -48,7 +52,7 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& a) {
       "OverlappingPolicies) and neither is planned; a workload whose pods run on the nodes of two policies is "
       "listed in both statuses (conflicts) and moved by neither.\n\n"
       "Exit codes: 0 stopped by SIGTERM or SIGINT (the leader Lease is released); 1 start-up failed; 2 usage.");
-  cli::AddLivePlanFlags(cmd, a.plan, "--history,--metrics");
+  AddLivePlanFlags(cmd, a.plan, "--history,--metrics");
   cmd->add_option("--listen", a.listen, "HTTP listener HOST:PORT for /healthz, /readyz, /metrics (default 0.0.0.0:8080)");
   cmd->add_option("--policy", a.plan.policy_file,
                   "Read the policies from this GpuPolicy YAML file instead of the API (clusters without the CRD; "
@@ -79,7 +83,7 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& a) {
 int RunController(const ControllerArgs& a, std::ostream& err) {
   JsonLog log(err);
   double resync_hours = 0;
-  if (!cli::ParseDurationHours(a.resync, &resync_hours) || resync_hours <= 0) {
+  if (!ParseDurationHours(a.resync, &resync_hours) || resync_hours <= 0) {
     log.Error("--resync: \"" + a.resync + "\" is not a duration like 10m or 1h");
     return 2;
   }
@@ -100,7 +104,7 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
       !a.namespace_.empty() ? a.namespace_ : EnvOr("POD_NAMESPACE", "kubeon-system");
   std::unique_ptr<audit::AuditStore> store;
   Result<std::unique_ptr<audit::AuditStore>> opened =
-      cli::OpenStoreFor(a.audit_db, **client, true, controller_namespace);
+      OpenStoreFor(a.audit_db, **client, true, controller_namespace);
   if (!opened.ok()) {
     log.Error(opened.status().message());
     return 1;
@@ -148,7 +152,7 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   std::unique_ptr<HistorySource> history;
   if (!a.plan.prometheus_url.empty()) {
     double lookback_hours = 0;
-    if (!cli::ParseDurationHours(a.plan.lookback, &lookback_hours) || lookback_hours <= 0) {
+    if (!ParseDurationHours(a.plan.lookback, &lookback_hours) || lookback_hours <= 0) {
       log.Error("--lookback: \"" + a.plan.lookback + "\" is not a duration like 14d, 36h or 2w");
       return 2;
     }
@@ -176,7 +180,7 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   ReviewerOptions ro;
   ro.approval_ttl = co.approval_ttl;
   ReviewerApi reviewer(
-      views, [&] { return cli::OpenStoreFor(a.audit_db, **client, false, controller_namespace); }, *history, auth, ro);
+      views, [&] { return OpenStoreFor(a.audit_db, **client, false, controller_namespace); }, *history, auth, ro);
   reviewer.Register(http.server());
 
   if (Status s = http.Start(a.listen); !s.ok()) {
@@ -201,4 +205,4 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   return 0;
 }
 
-}  // namespace kubeon::controller
+}  // namespace kubeon::cli

@@ -15,10 +15,10 @@
 #include "cli/cli11_fwd.h"
 #include "cli/plan_command.h"
 
-namespace kubeon::controller {
+namespace kubeon::cli {
 
 struct ControllerArgs {
-  cli::PlanArgs plan;  // kubeconfig, context, history, prices, catalog, operator namespace
+  PlanArgs plan;  // kubeconfig, context, history, prices, catalog, operator namespace
   std::string listen = "0.0.0.0:8080";
   std::string audit_db = "kubernetes";
   std::string resync = "10m";
@@ -34,4 +34,4 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& args);
 // Runs until SIGTERM/SIGINT.  Returns the exit code.
 int RunController(const ControllerArgs& args, std::ostream& err);
 
-}  // namespace kubeon::controller
+}  // namespace kubeon::cli

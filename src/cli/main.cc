@@ -19,7 +19,7 @@
 #include "cli/output_file.h"
 #include "cli/plan_command.h"
 #include "cli/terminal_text.h"
-#include "controller/controller_command.h"
+#include "cli/controller_command.h"
 #include "kube/snapshot.h"
 
 namespace {
@@ -93,8 +93,8 @@ int Run(int argc, char** argv) {
   CLI::App* approve = kubeon::cli::AddApproveCommand(app, approve_args);
   kubeon::cli::DecideArgs reject_args;
   CLI::App* reject = kubeon::cli::AddRejectCommand(app, reject_args);
-  kubeon::controller::ControllerArgs controller_args;
-  CLI::App* controller = kubeon::controller::AddControllerCommand(app, controller_args);
+  kubeon::cli::ControllerArgs controller_args;
+  CLI::App* controller = kubeon::cli::AddControllerCommand(app, controller_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -117,7 +117,7 @@ int Run(int argc, char** argv) {
   if (audit->parsed()) return kubeon::cli::RunAudit(audit_args, std::cout, std::cerr);
   if (approve->parsed()) return kubeon::cli::RunApprove(approve_args, std::cout, std::cerr);
   if (reject->parsed()) return kubeon::cli::RunReject(reject_args, std::cout, std::cerr);
-  if (controller->parsed()) return kubeon::controller::RunController(controller_args, std::cerr);
+  if (controller->parsed()) return kubeon::cli::RunController(controller_args, std::cerr);
   return 2;
 }
 

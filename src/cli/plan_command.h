@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "cli/cli11_fwd.h"
+#include "inputs/durations.h"
+#include "inputs/plan_each.h"
+#include "inputs/plan_inputs.h"
 #include "metrics/history.h"
 #include "mig/catalog.h"
 #include "model/cluster.h"
@@ -25,29 +28,21 @@
 
 namespace kubeon::cli {
 
-struct PlanArgs {
-  std::string cluster_file;  // "" with from_cluster: read the cluster through the API
-  bool from_cluster = false;
-  std::string kubeconfig;    // with from_cluster; "" = KUBECONFIG / ~/.kube/config / in-cluster
-  std::string context;
-  std::vector<std::string> metrics_files;  // exactly one of metrics_files and prometheus_url
-  std::string prometheus_url;              // "" = history from metrics_files
-  std::string prometheus_token_file;
-  std::string prometheus_ca_file;
-  std::vector<std::string> prometheus_headers;  // "Name: value"
-  std::string prometheus_selector;              // extra label matchers, e.g. cluster="prod"
-  std::string lookback = "14d";                 // with prometheus_url
-  std::string policy_file;
-  std::string policy_name;  // "" = every policy in the file
-  std::string prices_file;
-  std::string catalog_file;  // "" = built-in catalog
-  std::string output = "table";
-  std::string output_file;   // "" = stdout
-  double percentile = 0.99;
-  std::string min_history = "24h";
-  std::string operator_namespace;  // "" = the ClusterPolicy's, else gpu-operator
-  bool quiet = false;
-};
+// The inputs and planning the commands share with the controller (inputs/),
+// under the names the commands use.
+using inputs::BadLinesSummary;
+using inputs::CheckPlanArgs;
+using inputs::kMaxDurationHours;
+using inputs::kMaxDurationText;
+using inputs::LoadCatalog;
+using inputs::ParseDurationFlag;
+using inputs::ParseDurationHours;
+using inputs::PlanArgs;
+using inputs::PlanEach;
+using inputs::PlanInputs;
+using inputs::PolicyPlan;
+using inputs::ProgressFn;
+using inputs::ReadPlanInputs;
 
 // Registers the subcommand and its flags on `app`; returns it.
 CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& args);
@@ -75,45 +70,6 @@ struct PlannedCluster {
   std::vector<Failed> failed;
 };
 
-using ProgressFn = std::function<void(const std::string&)>;
-
-// Everything a plan is made from except the policies.
-struct PlanInputs {
-  mig::MigCatalog catalog;
-  model::Cluster cluster;
-  metrics::History history;
-  plan::PlannerOptions options;  // percentile, min history, prices, operator namespace
-  // The planner PlanEach runs: plan::MakePlan (tests put in one that fails).
-  std::function<Result<plan::Plan>(const model::Cluster&, const metrics::History&, const policy::GpuPolicy&,
-                                   const mig::MigCatalog&, const plan::PlannerOptions&)>
-      planner = plan::MakePlan;
-};
-
-// The MIG catalog at `path`, or the built-in one when path is empty.
-Result<mig::MigCatalog> LoadCatalog(const std::string& path);
-
-// Checks the flag values and reads prices, the cluster (file or API) and the
-// history into a PlanInputs around `catalog`; args.policy_file is not read.
-// On error *exit_code is 2 for a usage error (bad flag values), 1 otherwise.
-Result<PlanInputs> ReadPlanInputs(const PlanArgs& args, mig::MigCatalog catalog, const ProgressFn& progress,
-                                  int* exit_code);
-
-// One policy's planning: its plan, or why it has none, and how long it took.
-struct PolicyPlan {
-  Result<plan::Plan> plan;
-  double seconds = 0;
-};
-
-// Plans each policy on inputs (in order); `excluded(policy)` when set names
-// the workloads that policy's plan must leave alone (PlannerOptions::
-// excluded_workloads).  Warns in each plan (and through `progress`) about
-// skipped history lines and when the policy selects no GPU node.  A policy
-// whose planning fails (a broken invariant, an exception, bad_alloc included)
-// gets a failed Result naming it; the next policies are still planned.
-std::vector<PolicyPlan> PlanEach(
-    const PlanInputs& inputs, const std::vector<policy::GpuPolicy>& policies, const ProgressFn& progress,
-    const std::function<std::map<model::WorkloadRef, std::string>(const policy::GpuPolicy&)>& excluded = {});
-
 // Reads every input `plan` reads (policy, catalog, prices, cluster, history)
 // and plans each selected policy: LoadCatalog, the policy file, ReadPlanInputs,
 // PlanEach.  On error *exit_code is 2 for a usage error (bad flag values), 1
@@ -124,25 +80,6 @@ Result<PlannedCluster> BuildPlans(const PlanArgs& args, const ProgressFn& progre
 
 // Runs it.  Returns the process exit code.
 int RunPlan(const PlanArgs& args, std::ostream& out, std::ostream& err);
-
-// The longest duration a flag takes (--min-history, --lookback, --ttl,
-// --resync): 10 years.  Longer values are typos, and would overflow the
-// millisecond and second counts they are converted to.
-inline constexpr double kMaxDurationHours = 3650 * 24;
-inline constexpr const char* kMaxDurationText = "3650d";
-
-// "24h", "90m", "3d", "1w", "3600s" -> hours (a finite number >= 0 and at most
-// kMaxDurationHours).  False on anything else: other units, signs, nan, inf,
-// and durations over the maximum.
-bool ParseDurationHours(const std::string& text, double* hours);
-
-// ParseDurationHours for flag `flag`, with the error naming the flag:
-//   --lookback: "99999999999d" is too large (max 3650d)
-//   --lookback: "a fortnight" is not a duration like 14d, 36h or 2w
-//   --lookback: "0s" must be positive            (when positive is set)
-// `examples` completes "is not a duration like ...".
-Status ParseDurationFlag(const std::string& flag, const std::string& text, const std::string& examples,
-                         bool positive, double* hours);
 
 // A CLI11 check for floating-point flags: the value is a finite number
 // (not nan, inf or out of double's range) in [lo, hi].

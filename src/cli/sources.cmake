@@ -1,5 +1,5 @@
-set(AREA_SOURCES batch_allocator.cc exit_memory.cc output_file.cc terminal_text.cc report.cc audit_db.cc plan_command.cc change_commands.cc apply_command.cc)
-set(AREA_DEPS kubeon_model kubeon_net kubeon_mig kubeon_policy kubeon_metrics kubeon_plan kubeon_kube kubeon_audit kubeon_apply CLI11::CLI11 nlohmann_json::nlohmann_json)
+set(AREA_SOURCES batch_allocator.cc exit_memory.cc output_file.cc terminal_text.cc report.cc audit_db.cc plan_command.cc change_commands.cc apply_command.cc controller_command.cc)
+set(AREA_DEPS kubeon_model kubeon_net kubeon_mig kubeon_policy kubeon_metrics kubeon_plan kubeon_kube kubeon_inputs kubeon_audit kubeon_apply kubeon_controller CLI11::CLI11 nlohmann_json::nlohmann_json)
 set(AREA_TESTS batch_allocator_test.cc exit_memory_test.cc output_file_test.cc terminal_text_test.cc report_test.cc plan_command_test.cc demo_sources_test.cc change_commands_test.cc)
 
 # The bad-input cases (see bad_inputs_test below), globbed here rather than in

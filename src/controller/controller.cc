@@ -106,7 +106,7 @@ void Controller::Reconcile() {
     Beat();
     log_.Info(line);
   };
-  Result<mig::MigCatalog> catalog = cli::LoadCatalog(options_.plan.catalog_file);
+  Result<mig::MigCatalog> catalog = inputs::LoadCatalog(options_.plan.catalog_file);
   if (!catalog.ok()) {
     log_.Error(catalog.status().message());
     return;
@@ -168,7 +168,7 @@ void Controller::Reconcile() {
   }
   // 2. the cluster and the history
   int code = 0;
-  Result<cli::PlanInputs> inputs = cli::ReadPlanInputs(options_.plan, std::move(catalog.value()), progress, &code);
+  Result<inputs::PlanInputs> inputs = inputs::ReadPlanInputs(options_.plan, std::move(catalog.value()), progress, &code);
   if (!inputs.ok()) {
     {
       std::lock_guard<std::mutex> lock(api_mu_);
@@ -199,7 +199,7 @@ void Controller::Reconcile() {
         plannable.push_back(p);
       }
     }
-    const std::vector<cli::PolicyPlan> plans = cli::PlanEach(
+    const std::vector<inputs::PolicyPlan> plans = inputs::PlanEach(
         *inputs, plannable, progress, [&](const policy::GpuPolicy& p) { return scope.at(p.name).excluded; });
     for (size_t i = 0; i < plannable.size(); ++i) {
       PolicyView& v = next[plannable[i].name];
@@ -252,7 +252,7 @@ void Controller::Reconcile() {
   Beat();
 }
 
-void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli::PlanInputs& inputs,
+void Controller::Act(const PolicyView& v, const PolicyObject& object, const inputs::PlanInputs& inputs,
                      const std::map<model::WorkloadRef, std::string>& excluded) {
   const std::string hash = PlanHash(*v.plan);
   if (plan_hash_[v.name] != hash) {
@@ -278,13 +278,13 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const cli:
   const std::string operator_namespace = options_.plan.operator_namespace;
   po.replan = [&]() -> Result<apply::PlannedPolicy> {
     int code = 0;
-    Result<mig::MigCatalog> catalog = cli::LoadCatalog(options_.plan.catalog_file);
+    Result<mig::MigCatalog> catalog = inputs::LoadCatalog(options_.plan.catalog_file);
     if (!catalog.ok()) return catalog.status();
-    Result<cli::PlanInputs> again = cli::ReadPlanInputs(options_.plan, std::move(catalog.value()), po.progress, &code);
+    Result<inputs::PlanInputs> again = inputs::ReadPlanInputs(options_.plan, std::move(catalog.value()), po.progress, &code);
     if (!again.ok()) return again.status();
     // The workloads excluded by this pass's scope stay excluded (the other policies are not re-read).
-    std::vector<cli::PolicyPlan> plans =
-        cli::PlanEach(*again, {*v.policy}, po.progress, [&](const policy::GpuPolicy&) { return excluded; });
+    std::vector<inputs::PolicyPlan> plans =
+        inputs::PlanEach(*again, {*v.policy}, po.progress, [&](const policy::GpuPolicy&) { return excluded; });
     if (!plans.front().plan.ok()) return plans.front().plan.status();
     const plan::Plan& planned = *plans.front().plan;
     return apply::PlannedPolicy{planned, apply::ArtifactsFor(planned, again->cluster, operator_namespace)};

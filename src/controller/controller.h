@@ -1,14 +1,14 @@
-// Controller: the loop of `kubeon-gpu controller` (controller_command.h).
+// Controller: the loop of `kubeon-gpu controller` (cli/controller_command.h).
 //
 // Each pass (Reconcile):
 //  1. reads the GpuPolicy objects (the API: gpupolicies.gpu.kubeon.io, or a
 //     policy file for clusters without the CRD) and parses each
 //     (policy_object.h); an invalid one gets an InvalidPolicy view;
-//  2. reads the cluster and the history once (cli::ReadPlanInputs);
+//  2. reads the cluster and the history once (inputs::ReadPlanInputs);
 //  3. scopes the policies (policy_scope.h): overlapping selectors -> an
 //     OverlappingPolicies error on each, neither planned; workloads spanning
 //     two policies -> conflicts of both, excluded from both plans;
-//  4. plans the rest (cli::PlanEach), updates PolicyViews and the metrics;
+//  4. plans the rest (inputs::PlanEach), updates PolicyViews and the metrics;
 //  5. only while this replica leads (leader_election.h): records an Event
 //     when a policy's plan changed, runs the executor for each planned policy
 //     (apply::ApplyPolicy: its mode, approvals and window decide what runs;
@@ -33,7 +33,8 @@
 
 #include "apply/clock.h"
 #include "audit/audit_store.h"
-#include "cli/plan_command.h"
+#include "inputs/plan_each.h"
+#include "inputs/plan_inputs.h"
 #include "controller/event_recorder.h"
 #include "controller/json_log.h"
 #include "controller/leader_election.h"
@@ -44,7 +45,7 @@
 namespace kubeon::controller {
 
 struct ControllerOptions {
-  cli::PlanArgs plan;       // history, prices, catalog, kubeconfig (from_cluster forced); policy_file: see below
+  inputs::PlanArgs plan;       // history, prices, catalog, kubeconfig (from_cluster forced); policy_file: see below
   std::string policy_file;  // "" = GpuPolicy objects from the API
   std::string lease_namespace = "kube-system";  // per-policy executor Leases (apply/lease.h)
   std::chrono::seconds policy_lease{60};
@@ -91,7 +92,7 @@ class Controller {
                    const std::string& reason, const std::string& message);
   void Beat();
   bool Leading() const { return leader_ == nullptr || leader_->IsLeader(); }
-  void Act(const PolicyView& view, const PolicyObject& object, const cli::PlanInputs& inputs,
+  void Act(const PolicyView& view, const PolicyObject& object, const inputs::PlanInputs& inputs,
            const std::map<model::WorkloadRef, std::string>& excluded);
   void WriteStatus(const PolicyView& view);
   // With the GpuChange store: approvals and rejections written as annotations

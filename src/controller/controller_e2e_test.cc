@@ -1,6 +1,6 @@
 // `kubeon-gpu controller` end to end: the real binary against kube-sim
 // serving the bundled demo with spare H100 and A10G nodes
-// (cli/apply_e2e_support.h), history from the demo's OpenMetrics file, a
+// (apply/apply_e2e_support.h), history from the demo's OpenMetrics file, a
 // SQLite audit log in a temp directory, the policy in Auto mode with an
 // always-open window.
 //  - One controller applies the clean steps on its own and leaves the flagged
@@ -34,7 +34,7 @@
 
 #include "audit/kube_store.h"
 #include "audit/sqlite_store.h"
-#include "cli/apply_e2e_support.h"
+#include "apply/apply_e2e_support.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "kube/sim_process.h"
@@ -45,7 +45,6 @@ namespace {
 
 using json = nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
-namespace cli_testing = kubeon::cli::testing;
 namespace prom = kubeon::metrics::testing_support;
 
 const std::string kDemo = std::string(KUBEON_SOURCE_DIR) + "/examples/demo/";
@@ -62,7 +61,7 @@ class ControllerE2eTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     json settings = {{"timeScale", 20}, {"configMapSyncDelayMs", 0}};
-    Status s = sim_.Start(KUBE_SIM_BINARY, cli_testing::DemoWithSpare(kDemo), 120000, settings);
+    Status s = sim_.Start(KUBE_SIM_BINARY, apply::testing::DemoWithSpare(kDemo), 120000, settings);
     ASSERT_TRUE(s.ok()) << s.message();
     auto c = sim_.AdminClient();
     ASSERT_TRUE(c.ok()) << c.status().message();
@@ -108,7 +107,7 @@ class ControllerE2eTest : public ::testing::Test {
   }
 
   pid_t StartController(const std::string& identity, int port, int crash_after = 0, bool from_api = false) {
-    pid_t pid = cli_testing::SpawnGpu(KUBEON_GPU_BINARY,
+    pid_t pid = apply::testing::SpawnGpu(KUBEON_GPU_BINARY,
                                       ControllerArgs(identity, port, from_api, kube_store_ ? "kubernetes" : ""),
                                       crash_after, dir_, identity);
     EXPECT_GT(pid, 0);
@@ -295,7 +294,7 @@ TEST_F(ControllerE2eTest, AppliesCleanStepsWritesStatusServesMetricsAndPrometheu
   }
 
   ASSERT_EQ(kill(pid, SIGTERM), 0);
-  const cli_testing::ChildResult r = cli_testing::WaitGpu(pid, dir_, "solo");
+  const apply::testing::ChildResult r = apply::testing::WaitGpu(pid, dir_, "solo");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // The log: JSON lines only, never the token.
   std::istringstream lines(r.err);
@@ -326,7 +325,7 @@ TEST_F(ControllerE2eTest, GpuChangeStoreAnnotationApprovalAndTheReviewerPage) {
     ASSERT_EQ(rc, 0) << out;
   }
   const int port = prom::FreePort();
-  const pid_t pid = cli_testing::SpawnGpu(
+  const pid_t pid = apply::testing::SpawnGpu(
       KUBEON_GPU_BINARY, ControllerArgs("solo", port, /*from_api=*/true, "kubernetes"), 0, dir_, "solo");
   ASSERT_GT(pid, 0);
   children_.push_back(pid);
@@ -352,7 +351,7 @@ TEST_F(ControllerE2eTest, GpuChangeStoreAnnotationApprovalAndTheReviewerPage) {
 
   // A reviewer approves with the CLI, which writes the annotations; the
   // controller imports the approval (who: the API server's user) and runs it.
-  const cli_testing::ChildResult approved = cli_testing::RunGpu(
+  const apply::testing::ChildResult approved = apply::testing::RunGpu(
       KUBEON_GPU_BINARY, {"approve", flagged, "--audit-db", "kubernetes", "--kubeconfig", sim_.token_kubeconfig()}, 0,
       dir_);
   ASSERT_EQ(approved.exit_code, 0) << approved.err;
@@ -371,7 +370,7 @@ TEST_F(ControllerE2eTest, GpuChangeStoreAnnotationApprovalAndTheReviewerPage) {
     }
   }
   ASSERT_EQ(kill(pid, SIGTERM), 0);
-  EXPECT_EQ(cli_testing::WaitGpu(pid, dir_, "solo").exit_code, 0);
+  EXPECT_EQ(apply::testing::WaitGpu(pid, dir_, "solo").exit_code, 0);
 }
 
 TEST_F(ControllerE2eTest, LeaderKilledMidStepTheOtherFinishesItAndApplyIsRefusedMeanwhile) {
@@ -391,7 +390,7 @@ TEST_F(ControllerE2eTest, LeaderKilledMidStepTheOtherFinishesItAndApplyIsRefused
   const int port_b = prom::FreePort();
   const pid_t b = StartController("b", port_b);
   ASSERT_GT(b, 0);
-  const cli_testing::ChildResult died = cli_testing::WaitGpu(a, dir_, "a");
+  const apply::testing::ChildResult died = apply::testing::WaitGpu(a, dir_, "a");
   ASSERT_TRUE(died.signaled && died.signal == SIGKILL) << died.exit_code << "\n" << died.err;
   ASSERT_EQ(CountIn(audit::ChangeState::kRunning), 1) << "a died inside a step";
   std::string running;
@@ -400,9 +399,9 @@ TEST_F(ControllerE2eTest, LeaderKilledMidStepTheOtherFinishesItAndApplyIsRefused
   }
 
   // The dead leader's policy Lease still holds: the CLI's apply is refused.
-  const cli_testing::ChildResult refused = cli_testing::RunGpu(
+  const apply::testing::ChildResult refused = apply::testing::RunGpu(
       KUBEON_GPU_BINARY,
-      cli_testing::DemoApplyArgs(kDemo, sim_.token_kubeconfig(), db(), "Auto", "2026-12-05T02:05:00Z"), 0, dir_);
+      apply::testing::DemoApplyArgs(kDemo, sim_.token_kubeconfig(), db(), "Auto", "2026-12-05T02:05:00Z"), 0, dir_);
   EXPECT_EQ(refused.exit_code, 1) << refused.err;
   EXPECT_NE(refused.err.find("being changed by a "), std::string::npos) << refused.err;
 

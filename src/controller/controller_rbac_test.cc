@@ -31,8 +31,8 @@
 #include <tuple>
 
 
-#include "cli/apply_e2e_support.h"
-#include "cli/rbac_test_support.h"
+#include "apply/apply_e2e_support.h"
+#include "kube/rbac_test_support.h"
 #include "kube/sim_process.h"
 #include "metrics/prometheus_process.h"
 
@@ -40,13 +40,12 @@ namespace kubeon::controller {
 namespace {
 
 using json = nlohmann::json;
-namespace cli_testing = kubeon::cli::testing;
 
 const std::string kSource = KUBEON_SOURCE_DIR;
 const std::string kDemo = kSource + "/examples/demo/";
 const std::string kSa = "system:serviceaccount:kubeon-system:kubeon-gpu";
 
-using cli_testing::Grant;
+using kube::testing::Grant;
 
 // Grants this scenario does not reach, each with the code that needs it.
 const std::map<Grant, std::string>& NotReachedHere() {
@@ -69,7 +68,7 @@ TEST(ControllerRbacTest, ControllerRunsAsTheServiceAccountAndUsesExactlyDeploysC
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   kube::testing::SimProcess sim;
-  ASSERT_TRUE(sim.Start(KUBE_SIM_BINARY, cli_testing::DemoWithSpare(kDemo), 120000,
+  ASSERT_TRUE(sim.Start(KUBE_SIM_BINARY, apply::testing::DemoWithSpare(kDemo), 120000,
                         {{"timeScale", 20}, {"configMapSyncDelayMs", 0}}, sim.AuditLogArgs())
                   .ok());
   // deploy/ as an operator installs it, but the controller runs here, not in
@@ -95,7 +94,7 @@ TEST(ControllerRbacTest, ControllerRunsAsTheServiceAccountAndUsesExactlyDeploysC
   ASSERT_TRUE(admin.ok());
 
   const int port = metrics::testing_support::FreePort();
-  const pid_t pid = cli_testing::SpawnGpu(
+  const pid_t pid = apply::testing::SpawnGpu(
       KUBEON_GPU_BINARY,
       {"controller", "--kubeconfig", *kubeconfig, "--history", kDemo + "history.om", "--prices", kDemo + "prices.yaml",
        "--listen", "127.0.0.1:" + std::to_string(port), "--identity", "solo", "--namespace", "kubeon-system",
@@ -137,11 +136,11 @@ TEST(ControllerRbacTest, ControllerRunsAsTheServiceAccountAndUsesExactlyDeploysC
   ASSERT_EQ(res->status, 200) << res->body;
   ASSERT_TRUE(WaitFor([&] { return count("done") == 3; }, std::chrono::seconds(120))) << ReadText(dir / "solo.stderr");
   kill(pid, SIGTERM);
-  EXPECT_EQ(cli_testing::WaitGpu(pid, dir, "solo").exit_code, 0);
+  EXPECT_EQ(apply::testing::WaitGpu(pid, dir, "solo").exit_code, 0);
 
-  const std::set<Grant> granted = cli_testing::DeployGrants(kSource);
+  const std::set<Grant> granted = kube::testing::DeployGrants(kSource);
   std::vector<std::string> forbidden;
-  const std::set<Grant> used = cli_testing::UsedGrants(sim.audit_log(), kSa, &forbidden);
+  const std::set<Grant> used = kube::testing::UsedGrants(sim.audit_log(), kSa, &forbidden);
   for (const auto& line : forbidden) ADD_FAILURE() << "forbidden: " << line;
   for (const auto& g : used) {
     if (!granted.count(g)) {

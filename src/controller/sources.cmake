@@ -10,10 +10,10 @@
 # once those targets exist (kubeon_controller_link_extras below); they carry
 # the CTest label "long".
 set(AREA_SOURCES policy_view.cc metrics.cc json_log.cc policy_scope.cc policy_status.cc policy_object.cc
-    event_recorder.cc leader_election.cc http_server.cc controller.cc controller_command.cc
+    event_recorder.cc leader_election.cc http_server.cc controller.cc
     authenticator.cc history_sources.cc reviewer_api.cc)
-set(AREA_DEPS kubeon_cli kubeon_apply kubeon_audit kubeon_kube kubeon_plan kubeon_policy kubeon_model kubeon_mig kubeon_metrics
-    PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto CLI11::CLI11 nlohmann_json::nlohmann_json Threads::Threads)
+set(AREA_DEPS kubeon_inputs kubeon_apply kubeon_audit kubeon_kube kubeon_plan kubeon_policy kubeon_model kubeon_mig kubeon_metrics
+    PkgConfig::HTTPLIB OpenSSL::SSL OpenSSL::Crypto nlohmann_json::nlohmann_json Threads::Threads)
 set(AREA_TESTS policy_view_test.cc metrics_test.cc json_log_test.cc policy_scope_test.cc policy_status_test.cc
     policy_object_test.cc leader_election_test.cc controller_test.cc authenticator_test.cc history_sources_test.cc
     reviewer_api_test.cc)

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-namespace kubeon::cli::testing {
+namespace kubeon::kube::testing {
 
 using Grant = std::tuple<std::string, std::string, std::string>;  // apiGroup, resource[/sub], verb
 
@@ -51,4 +51,4 @@ inline std::set<Grant> UsedGrants(const std::string& audit_log, const std::strin
   return used;
 }
 
-}  // namespace kubeon::cli::testing
+}  // namespace kubeon::kube::testing

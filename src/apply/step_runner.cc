@@ -737,11 +737,11 @@ class Runner {
       } else {
         n["spec"].erase("taints");
       }
-      if (!changed) return Status::Error("unchanged");
+      if (!changed) return Status::Error("nothing to remove", StatusCode::kAborted);  // no write needed
       return Status::Ok();
     });
     if (!r.ok()) {
-      if (!changed && r.error().reason == "Aborted") return Status::Ok();
+      if (!changed && r.status().code() == StatusCode::kAborted) return Status::Ok();
       return r.status();
     }
     return Wrote("cleanup-node", "node " + node + ": taint and annotations removed");
@@ -1038,10 +1038,12 @@ class Runner {
 
   StepOutcome RollbackAfter(const std::string& cause) {
     Progress("failed: " + cause + "; rolling back");
-    Log("rollback", "intent", cause);
+    // The rollback goes on when the log cannot take these two writes: putting
+    // the nodes back matters more; the outcome says the log missed them.
+    NoteJournalError(Log("rollback", "intent", cause));
     Run()["phase"] = "rollback";
     Run()["cause"] = cause;
-    Save();
+    NoteJournalError(Save());
     rolling_back_ = true;
     Status r = Rollback();
     if (crashed_) return Crashed();
@@ -1062,8 +1064,19 @@ class Runner {
     if (s.ok()) s = Log(phase == "done" ? "done" : "outcome", kind == OutcomeKind::kDone ? "ok" : "failed",
                         std::string(OutcomeName(kind)) + (cause.empty() ? "" : ": " + cause));
     if (!s.ok() && outcome_.cause.empty()) outcome_.cause = "audit log: " + s.message();
+    if (!journal_error_.empty()) {
+      outcome_.cause += (outcome_.cause.empty() ? "" : "; ") + std::string("audit log: ") + journal_error_;
+    }
     Progress(std::string(OutcomeName(kind)) + (cause.empty() ? "" : ": " + cause));
     return outcome_;
+  }
+
+  // A log write whose failure must not stop the work in hand (a rollback, a
+  // resume): said in progress at once and in the outcome's cause.
+  void NoteJournalError(const Status& s) {
+    if (s.ok()) return;
+    Progress("warning: audit log: " + s.message());
+    if (journal_error_.empty()) journal_error_ = s.message();
   }
 
   StepOutcome Crashed() {
@@ -1082,6 +1095,7 @@ class Runner {
   StepOutcome outcome_;
   bool crashed_ = false;
   bool rolling_back_ = false;
+  std::string journal_error_;  // the first log write a rollback or resume went on without
 };
 
 StepOutcome Failed(const std::string& id, const std::string& cause) {
@@ -1210,8 +1224,8 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx) {
       out.push_back(r.Finish(OutcomeKind::kDone, "", audit::ChangeState::kDone, "done"));
       return true;
     };
-    r.Log("resume", "intent", std::string("found ") + (step_running ? "step" : "revert") + " left at phase " +
-                                  r.Run().value("phase", "start"));
+    r.NoteJournalError(r.Log("resume", "intent", std::string("found ") + (step_running ? "step" : "revert") +
+                                                   " left at phase " + r.Run().value("phase", "start")));
     if (step_running && (r.Run().value("phase", "") == "cleanup" || r.Run().value("phase", "") == "done")) {
       r.Progress("resuming: only the final cleanup is missing");
       s = r.Cleanup();

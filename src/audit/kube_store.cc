@@ -17,7 +17,9 @@ Status Failed(const std::string& what, const kube::ApiError& e) {
   return Status::Error(std::string(kKubeStoreName) + ": " + what + ": " + e.ToString());
 }
 Status Failed(const std::string& what) { return Status::Error(std::string(kKubeStoreName) + ": " + what); }
-Status Conflict(const std::string& what) { return Status::Error(std::string("conflict: ") + kKubeStoreName + ": " + what); }
+Status Conflict(const std::string& what) {
+  return Status::Error(std::string("conflict: ") + kKubeStoreName + ": " + what, StatusCode::kConflict);
+}
 
 std::optional<int64_t> ParseInt(const std::string& s) {
   int64_t v = 0;

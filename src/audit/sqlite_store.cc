@@ -310,14 +310,16 @@ Status SqliteAuditStore::PutChange(const ChangeRecord& record, int64_t expected_
     const int64_t have = exists ? q.Int(0) : 0;
     const std::string conflict = "conflict: " + Prefix(path_) + "change " + record.id;
     if (expected_revision == 0 && exists) {
-      return Status::Error(conflict + " already exists (revision " + std::to_string(have) + ")");
+      return Status::Error(conflict + " already exists (revision " + std::to_string(have) + ")", StatusCode::kConflict);
     }
     if (expected_revision != 0 && !exists) {
-      return Status::Error(conflict + " does not exist (expected revision " + std::to_string(expected_revision) + ")");
+      return Status::Error(conflict + " does not exist (expected revision " + std::to_string(expected_revision) + ")",
+                           StatusCode::kConflict);
     }
     if (exists && have != expected_revision) {
       return Status::Error(conflict + " is at revision " + std::to_string(have) + ", not " +
-                           std::to_string(expected_revision) + " (another writer changed it)");
+                               std::to_string(expected_revision) + " (another writer changed it)",
+                           StatusCode::kConflict);
     }
     const std::string sql = exists ? "UPDATE changes SET (" + std::string(kChangeColumns) +
                                        ") = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "

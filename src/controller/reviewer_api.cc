@@ -437,7 +437,7 @@ void ReviewerApi::Register(httplib::Server& server) {
       if (!entry.ok()) return SendError(res, 409, entry.status().message());
       if (kind != audit::DecisionRequest::Kind::kRevertRequest) {
         Status put = (*store)->PutChange(r, r.revision);
-        if (!put.ok()) return SendError(res, put.message().rfind("conflict:", 0) == 0 ? 409 : 503, put.message());
+        if (!put.ok()) return SendError(res, put.code() == StatusCode::kConflict ? 409 : 503, put.message());
       }
       auto seq = (*store)->Append(*entry);
       if (!seq.ok()) return SendError(res, 503, seq.status().message());

@@ -231,6 +231,40 @@ std::string ApiError::ToString() const {
   return OneLineControls(out + message + tries);
 }
 
+StatusCode ApiError::Code() const {
+  if (http_status == 0) {
+    if (reason == "Aborted" || reason == "Cancelled") return StatusCode::kAborted;
+    if (reason == "ResponseTooLarge") return StatusCode::kTooLarge;
+    return StatusCode::kUnavailable;  // ConnectionFailed, Timeout, TLSError, BadResponse
+  }
+  if (reason == "NotFound") return StatusCode::kNotFound;
+  if (reason == "AlreadyExists") return StatusCode::kAlreadyExists;
+  if (reason == "Conflict") return StatusCode::kConflict;
+  if (reason == "Forbidden") return StatusCode::kForbidden;
+  if (reason == "Unauthorized") return StatusCode::kUnauthorized;
+  if (reason == "Invalid" || reason == "BadRequest") return StatusCode::kInvalid;
+  if (reason == "Gone" || reason == "Expired") return StatusCode::kExpired;
+  if (reason == "RequestEntityTooLarge") return StatusCode::kTooLarge;
+  if (reason == "TooManyRequests") {
+    return resource == "pods/eviction" ? StatusCode::kDisruptionBudget : StatusCode::kThrottled;
+  }
+  if (reason == "ServiceUnavailable" || reason == "InternalError" || reason == "Timeout" || reason == "ServerTimeout") {
+    return StatusCode::kUnavailable;
+  }
+  switch (http_status) {
+    case 400:
+    case 422: return StatusCode::kInvalid;
+    case 401: return StatusCode::kUnauthorized;
+    case 403: return StatusCode::kForbidden;
+    case 404: return StatusCode::kNotFound;
+    case 409: return StatusCode::kConflict;
+    case 410: return StatusCode::kExpired;
+    case 413: return StatusCode::kTooLarge;
+    case 429: return resource == "pods/eviction" ? StatusCode::kDisruptionBudget : StatusCode::kThrottled;
+    default: return http_status >= 500 ? StatusCode::kUnavailable : StatusCode::kUnknown;
+  }
+}
+
 struct KubeClient::Call {
   std::string verb;
   ResourceRef ref;

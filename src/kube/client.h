@@ -79,7 +79,12 @@ struct ApiError {
 
   // One line for a person (see the contract above).
   std::string ToString() const;
-  Status ToStatus() const { return Status::Error(ToString()); }
+  // The kind of error, from the Status reason (the HTTP status when the body
+  // has none): 409 Conflict vs AlreadyExists, 429 on an eviction
+  // (a PodDisruptionBudget) vs elsewhere (throttled), 410 Expired/Gone, no
+  // answer or 5xx Unavailable, "Aborted" (an update function stopped it).
+  StatusCode Code() const;
+  Status ToStatus() const { return Status::Error(ToString(), Code()); }
 };
 
 // A T or an ApiError.

@@ -747,5 +747,48 @@ TEST(QueryEscapeTest, KeepsUnreservedCharactersOnly) {
   EXPECT_EQ(QueryEscape("a/b=c&d+e"), "a%2Fb%3Dc%26d%2Be");
 }
 
+// Error kinds come from the metav1.Status reason, the HTTP status only when
+// the body has none: callers branch on the code, never on the text.
+TEST(ApiErrorCode, FromTheStatusReason) {
+  auto code = [](int http, const std::string& reason, const std::string& resource = "pods") {
+    ApiError e;
+    e.http_status = http;
+    e.reason = reason;
+    e.resource = resource;
+    return e.ToStatus().code();
+  };
+  EXPECT_EQ(code(409, "Conflict"), StatusCode::kConflict);
+  EXPECT_EQ(code(409, "AlreadyExists"), StatusCode::kAlreadyExists);
+  EXPECT_EQ(code(429, "TooManyRequests", "pods/eviction"), StatusCode::kDisruptionBudget);
+  EXPECT_EQ(code(429, "TooManyRequests", "leases.coordination.k8s.io"), StatusCode::kThrottled);
+  EXPECT_EQ(code(410, "Expired"), StatusCode::kExpired);
+  EXPECT_EQ(code(410, "Gone"), StatusCode::kExpired);
+  EXPECT_EQ(code(404, "NotFound"), StatusCode::kNotFound);
+  EXPECT_EQ(code(403, "Forbidden"), StatusCode::kForbidden);
+  EXPECT_EQ(code(401, "Unauthorized"), StatusCode::kUnauthorized);
+  EXPECT_EQ(code(422, "Invalid"), StatusCode::kInvalid);
+  EXPECT_EQ(code(503, "ServiceUnavailable"), StatusCode::kUnavailable);
+  EXPECT_EQ(code(500, "HTTP 500"), StatusCode::kUnavailable);
+  EXPECT_EQ(code(0, "ConnectionFailed"), StatusCode::kUnavailable);
+  EXPECT_EQ(code(0, "Aborted"), StatusCode::kAborted);
+  EXPECT_EQ(code(0, "ResponseTooLarge"), StatusCode::kTooLarge);
+  // A reason the code does not know falls back on the HTTP status.
+  EXPECT_EQ(code(409, "SomethingNew"), StatusCode::kConflict);
+  EXPECT_EQ(code(418, "Teapot"), StatusCode::kUnknown);
+  // The message is the person's line, the code survives a prefix.
+  ApiError e{409, "Conflict", "the object has been modified", "update", "leases", "x", "kube-system", 1};
+  const Status s = e.ToStatus().WithPrefix("policy p");
+  EXPECT_EQ(s.code(), StatusCode::kConflict);
+  EXPECT_EQ(s.message().rfind("policy p: update leases", 0), 0u) << s.message();
+}
+
+TEST(ApiErrorCode, StatusBasics) {
+  EXPECT_EQ(Status::Ok().code(), StatusCode::kOk);
+  EXPECT_EQ(Status::Error("x").code(), StatusCode::kUnknown);
+  EXPECT_EQ(Status::Error("x", StatusCode::kOk).code(), StatusCode::kUnknown);  // an error is never OK
+  EXPECT_FALSE(Status::Error("x", StatusCode::kOk).ok());
+  EXPECT_STREQ(StatusCodeName(StatusCode::kDisruptionBudget), "DisruptionBudget");
+}
+
 }  // namespace
 }  // namespace kubeon::kube

@@ -2,7 +2,7 @@
 # Instructions executed by planning (plan::MakePlan and all it calls), counted
 # by valgrind's callgrind: a figure that does not move with the machine's load
 # or its page-zeroing speed, so that two builds compare in one number
-# (BENCHMARKS.md (g), sixth round).  Each build's plan_phases_bench reads DIR
+# (BENCHMARKS.md (b), (g)).  Each build's plan_phases_bench reads DIR
 # (gen-cluster's output) and plans once; only MakePlan is counted, or the
 # function FUNCTION names (callgrind's --toggle-collect pattern; e.g.
 # 'kubeon::model::LoadClusterFile*' for the snapshot parse).

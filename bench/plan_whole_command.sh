@@ -8,7 +8,7 @@
 #   /tmp/scale      kubectl-shaped List (764 MB) + the same 1.66 GB history
 #     gen-cluster --preset scale --nodes 10000 --gpus-per-node 8 --out /tmp/scale
 # BASELINE (default /tmp/i13base/build/kubeon-gpu: main at 9c451e3, Release), optionally PREV
-# (a third build, e.g. the previous round's), and NEW (default build/kubeon-gpu), run in turn.
+# (a third build, e.g. the previous commit's), and NEW (default build/kubeon-gpu), run in turn.
 # `-o json > FILE` is the command the issue times; the `--output-file` run adds the atomic
 # write's fsync.  RUNS (default 3) runs each; all printed.
 set -u

@@ -9,7 +9,7 @@
 //   * "thp:always": jemalloc asks for transparent huge pages (madvise
 //     MADV_HUGEPAGE) on the memory it maps.  At cluster scale `plan` touches
 //     ~500 MB of fresh memory; with 4 KiB pages that is ~125,000 page faults
-//     (BENCHMARKS.md (g), fifth round: 1.3 s of kernel time of 2.9 s).  On a
+//     (1.3 s of kernel time of 2.9 s, measured 2026-12-04: bench/HISTORY.md (g)).  On a
 //     kernel whose THP mode is "never" the advice is ignored: nothing changes.
 //   * The long-running controller opts out for its whole process
 //     (TuneAllocatorForService, batch_allocator.h): huge pages would keep
@@ -19,8 +19,8 @@
 //     the first; with one arena per thread (jemalloc's default, 4 per CPU)
 //     the memory one phase frees (the snapshot's outgrown vectors, the
 //     history reader's tables) stays in its thread's arena and the next
-//     phase faults in fresh pages instead (BENCHMARKS.md (g), sixth round:
-//     ~20 MB less peak RSS, less kernel time).  The threads allocate in
+//     phase faults in fresh pages instead (~20 MB less peak RSS, less kernel
+//     time, measured 2026-12-04: bench/HISTORY.md (g)).  The threads allocate in
 //     bursts of their own and keep per-thread caches (tcache), so the one
 //     arena's lock is rarely contended (the two-thread history read is
 //     measured there too).

@@ -37,7 +37,7 @@ class ViewIndex {
   // Eight bytes a step (an xor, a multiply and a rotate), then splitmix64's
   // finalizer, so that every byte reaches the low 32 bits the table uses:
   // about 60 % of std::hash's instructions on ~170-byte label sets
-  // (BENCHMARKS.md (g), fifteenth round).  Not keyed: like std::hash, a
+  // (measured 2026-12-06, bench/HISTORY.md (g)).  Not keyed: like std::hash, a
   // file built to collide slows its own read, nothing else.
   static uint64_t Hash(std::string_view key) {
     constexpr uint64_t kMul = 0xBF58476D1CE4E5B9ULL;

@@ -5,7 +5,7 @@
 // Why: std::vector doubles.  Each doubling moves every element into fresh
 // memory, which the kernel zeroes on first touch; for the ~600-byte pods and
 // controllers of a 150 MB List the moves and the zeroing of the outgrown
-// blocks were ~15 % of the parse (BENCHMARKS.md (g), eleventh round).
+// blocks were ~15 % of the parse (measured 2026-12-06, bench/HISTORY.md (g)).
 // Capacity that is reserved but never written costs address space only, so
 // growing once to the projected final count moves each element about once.
 //

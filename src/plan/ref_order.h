@@ -6,7 +6,7 @@
 // Why: the plan lists its workloads in that order; std::sort of 50,000 refs
 // through operator< (three string compares, each a call, on refs scattered
 // in memory) took ~60 M of planning's 2,360 M instructions at 80,000 GPUs,
-// this 19 M (BENCHMARKS.md (g), eleventh round).
+// this 19 M (measured 2026-12-06, bench/HISTORY.md (g)).
 //
 // How: a cluster has few namespaces and fewer kinds.  Each distinct one is
 // ranked once; each ref becomes a fixed-size key (namespace rank, kind rank,

@@ -54,7 +54,10 @@ std::string TextOf(const json& obj, const char* key) {
   return it == obj.end() || it->is_null() ? "" : it->dump();
 }
 
-std::string ChangePath(const std::string& id) { return std::string(kGpuChangesPath) + "/" + id; }
+// The id is one path segment: escaped, so that no id can name another
+// object, a subresource or a query (ids are checked where they are typed,
+// change_id.h; this holds for any name a GpuChange was given).
+std::string ChangePath(const std::string& id) { return std::string(kGpuChangesPath) + "/" + kube::QueryEscape(id); }
 
 // --- the step logs -----------------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include "apply/lease.h"
 #include "apply/rfc3339.h"
 #include "apply/step_runner.h"
+#include "audit/change_id.h"
 #include "cli/audit_db.h"
 #include "cli/terminal_text.h"
 #include "kube/identity.h"
@@ -259,6 +260,10 @@ int RunRevert(const RevertArgs& a, std::ostream& out, std::ostream& err) {
   auto progress = [&](const std::string& line) {
     if (!a.quiet) err << line << "\n";
   };
+  if (Status bad = audit::CheckChangeId(a.id); !bad.ok()) {
+    err << "error: " << bad.message() << "\n";
+    return 2;
+  }
   Result<std::unique_ptr<kube::KubeClient>> client = Connect(a.kubeconfig, a.context);
   if (!client.ok()) {
     err << "error: " << client.status().message() << "\n";

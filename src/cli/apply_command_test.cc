@@ -143,6 +143,19 @@ class ApplyCommandTest : public ::testing::Test {
   std::unique_ptr<kube::KubeClient> client_;
 };
 
+// `revert 'af1c4ed0?dryRun=All'` is a usage error before any connection.
+TEST(RevertCommand, AnIdThatIsNotAChangeIdIsAUsageError) {
+  for (const std::string id : {"af1c4ed0?dryRun=All", "af1c4ed0/status", "AF1C4ED0"}) {
+    RevertArgs a;
+    a.id = id;
+    a.kubeconfig = "/nonexistent/kubeconfig";
+    std::ostringstream out, err;
+    EXPECT_EQ(RunRevert(a, out, err), 2) << id;
+    EXPECT_EQ(out.str(), "");
+    EXPECT_EQ(err.str(), "error: change id \"" + id + "\" is not 8 hexadecimal digits (kubeon-gpu changes lists them)\n");
+  }
+}
+
 TEST_F(ApplyCommandTest, TheDemoAsItIsNeedsSpareGpusAndNothingStarts) {
   StartSim(false);
   const json before = NodeState();

@@ -13,6 +13,7 @@
 
 #include "apply/change_json.h"
 #include "apply/rfc3339.h"
+#include "audit/change_id.h"
 #include "audit/audit_store.h"
 #include "audit/decision.h"
 #include "audit/kube_approvals.h"
@@ -190,6 +191,10 @@ int Decide(const DecideArgs& a, bool approve, std::ostream& out, std::ostream& e
     err << "kubeon-gpu " << cmd << ": " << OneLine(message) << "\n";
     return 1;
   };
+  if (Status bad = audit::CheckChangeId(a.id); !bad.ok()) {
+    err << "kubeon-gpu " << cmd << ": " << bad.message() << "\n";
+    return 2;
+  }
   double ttl_hours = 0;
   Status ttl_ok = approve ? ParseDurationFlag("--ttl", a.ttl, "24h, 90m or 3d", true, &ttl_hours) : Status::Ok();
   if (!ttl_ok.ok()) {

@@ -460,6 +460,25 @@ TEST_F(ChangeCommandsTest, ReapprovalRefreshesAndRejectionWithdrawsIt) {
                         "approved\n");
 }
 
+// An id that is not a change id (8 hex digits) never reaches the store or
+// an API path: "af1c4ed0?dryRun=All" once annotated change af1c4ed0.
+TEST_F(ChangeCommandsTest, IdsThatAreNotChangeIdsAreUsageErrors) {
+  ASSERT_TRUE(store_->PutChange(Change("af1c4ed0", 1, audit::ChangeState::kProposed), 0).ok());
+  StartServer({{"alice-token", "alice"}});
+  const std::string before = Dump(db_);
+  for (const std::string id : {"af1c4ed0?dryRun=All", "af1c4ed0#x", "af1c4ed0/status", "AF1C4ED0", "af1c4ed", ""}) {
+    for (bool approve : {true, false}) {
+      std::ostringstream out, err;
+      const DecideArgs a = Decide(id, "alice-token");
+      EXPECT_EQ(approve ? RunApprove(a, out, err) : RunReject(a, out, err), 2) << id;
+      EXPECT_EQ(out.str(), "");
+      EXPECT_EQ(err.str(), std::string("kubeon-gpu ") + (approve ? "approve" : "reject") + ": change id \"" + id +
+                               "\" is not 8 hexadecimal digits (kubeon-gpu changes lists them)\n");
+    }
+  }
+  EXPECT_EQ(Dump(db_), before);
+}
+
 TEST_F(ChangeCommandsTest, RefusalsAreOneLineAndWriteNothing) {
   audit::ChangeRecord done = Change("d0d0d0d0", 1, audit::ChangeState::kDone);
   audit::ChangeRecord expired = Change("e0e0e0e0", 2, audit::ChangeState::kExpired);

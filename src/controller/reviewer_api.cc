@@ -10,6 +10,7 @@
 
 #include "apply/change_json.h"
 #include "apply/rfc3339.h"
+#include "audit/change_id.h"
 #include "audit/decision.h"
 #include "controller/web_assets.h"
 #include "mig/catalog.h"
@@ -243,13 +244,6 @@ std::string BearerToken(const httplib::Request& req) {
   return token;
 }
 
-bool ValidChangeId(const std::string& id) {
-  if (id.empty() || id.size() > 64) return false;
-  return std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-';
-  });
-}
-
 }  // namespace
 
 json PlanViewJson(const PolicyView& v) {
@@ -367,7 +361,7 @@ void ReviewerApi::Register(httplib::Server& server) {
   });
   server.Get(R"(/api/changes/([^/]+)/log)", [this](const httplib::Request& req, httplib::Response& res) {
     const std::string id = req.matches[1].str();
-    if (!ValidChangeId(id)) return SendError(res, 400, "not a change id");
+    if (Status bad = audit::CheckChangeId(id); !bad.ok()) return SendError(res, 400, bad.message());
     auto store = stores_();
     if (!store.ok()) return SendError(res, 503, store.status().message());
     auto found = (*store)->GetChange(id);
@@ -386,7 +380,7 @@ void ReviewerApi::Register(httplib::Server& server) {
       if (req.body.size() > options_.max_body_bytes) {
         return SendError(res, 413, "request body over " + std::to_string(options_.max_body_bytes) + " bytes");
       }
-      if (!ValidChangeId(id)) return SendError(res, 400, "not a change id");
+      if (Status bad = audit::CheckChangeId(id); !bad.ok()) return SendError(res, 400, bad.message());
       json body = json::object();
       if (!req.body.empty()) {
         body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);

@@ -345,5 +345,22 @@ TEST_F(ReviewerApiTest, BodiesAreCappedAndMustBeJsonObjects) {
   EXPECT_EQ(Stored().state, audit::ChangeState::kProposed);
 }
 
+// Only a change id (8 hex digits) names a change: a longer name, or one
+// with a query or a fragment escaped into the path, is a 400 that names
+// the id, and nothing is decided.
+TEST_F(ReviewerApiTest, OnlyChangeIdsNameChanges) {
+  for (const std::string& path : {Id() + "0", Id() + "%3FdryRun%3DAll", Id() + "%23x", Id().substr(0, 7),
+                                 std::string("abcdefgh-ijkl")}) {
+    auto r = Post("/api/changes/" + path + "/approve", "{}", "alice-token");
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 400) << path;
+    EXPECT_NE(r->body.find("is not 8 hexadecimal digits"), std::string::npos) << r->body;
+    auto log = client_->Get("/api/changes/" + path + "/log");
+    ASSERT_TRUE(log) << path;
+    EXPECT_EQ(log->status, 400) << path;
+  }
+  EXPECT_EQ(Stored().state, audit::ChangeState::kProposed);
+}
+
 }  // namespace
 }  // namespace kubeon::controller

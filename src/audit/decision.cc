@@ -5,6 +5,21 @@
 
 namespace kubeon::audit {
 
+namespace {
+
+// OK when `text` is valid UTF-8 (the JSON writer's own rule), else kInvalid
+// naming the field.
+Status Utf8Field(const char* field, const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();
+  } catch (const nlohmann::json::type_error&) {
+    return Status::Error(std::string(field) + ": not valid UTF-8", StatusCode::kInvalid);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<LogEntry> DecideChange(ChangeRecord& r, const DecisionRequest& req) {
   using Kind = DecisionRequest::Kind;
   using nlohmann::json;
@@ -25,6 +40,14 @@ Result<LogEntry> DecideChange(ChangeRecord& r, const DecisionRequest& req) {
     return Status::Error("change " + r.id + " is now step hash " + r.content_hash.substr(0, 16) +
                          ", not the hash approved (" + req.hash.substr(0, 16) +
                          "): the step changed; review it again");
+  }
+  // What the decision writes into the log is JSON: text that is not UTF-8
+  // (a --reason typed in another encoding, a name from the cluster) is
+  // refused here, naming the field, instead of aborting the writer.
+  if (Status s = Utf8Field("reason", req.reason); !s.ok()) return s;
+  if (Status s = Utf8Field("user", req.username); !s.ok()) return s;
+  for (const std::string& g : req.groups) {
+    if (Status s = Utf8Field("group", g); !s.ok()) return s;
   }
   json data = {{"user", req.username}, {"groups", req.groups}, {"previous_state", state}};
   LogEntry e;

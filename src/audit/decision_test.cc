@@ -70,6 +70,33 @@ TEST(DecideChange, RejectClearsApproval) {
   EXPECT_EQ(e->detail, "rejected by alice: not now");
 }
 
+// `reject --reason $'\xff'` aborted in the JSON writer (type_error 316):
+// text that is not UTF-8 is refused naming the field, and nothing changes.
+TEST(DecideChange, TextThatIsNotUtf8IsRefusedNamingTheField) {
+  for (const std::string& bad : {std::string("\xff"), std::string("caf\xc3"), std::string("\xed\xa0\x80")}) {
+    ChangeRecord r = Proposed();
+    const ChangeRecord before = r;
+    DecisionRequest q = Req(DecisionRequest::Kind::kReject);
+    q.reason = "no: " + bad;
+    auto e = DecideChange(r, q);
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.status().message(), "reason: not valid UTF-8");
+    EXPECT_EQ(e.status().code(), StatusCode::kInvalid);
+    EXPECT_EQ(r.state, before.state);
+    DecisionRequest u = Req(DecisionRequest::Kind::kApprove);
+    u.username = "eve" + bad;
+    EXPECT_EQ(DecideChange(r, u).status().message(), "user: not valid UTF-8");
+    u = Req(DecisionRequest::Kind::kApprove);
+    u.groups = {"ok", bad};
+    EXPECT_EQ(DecideChange(r, u).status().message(), "group: not valid UTF-8");
+  }
+  ChangeRecord r = Proposed();
+  DecisionRequest q = Req(DecisionRequest::Kind::kReject);
+  q.reason = "caf\xc3\xa9 \xe2\x80\x94 ok";  // valid UTF-8 is kept as written
+  ASSERT_TRUE(DecideChange(r, q).ok());
+  EXPECT_EQ(r.reason, q.reason);
+}
+
 TEST(DecideChange, RefusesOtherStates) {
   for (ChangeState s : {ChangeState::kExpired, ChangeState::kRunning, ChangeState::kDone, ChangeState::kRejected}) {
     ChangeRecord r = Proposed();

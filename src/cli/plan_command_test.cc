@@ -13,20 +13,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "inputs/small_inputs_test_util.h"
+
 namespace kubeon::cli {
 namespace {
 
-const std::string kDir = std::string(KUBEON_SOURCE_DIR) + "/testdata/small/";
+const std::string& kDir = inputs::testing::kSmallDir;
 
-PlanArgs Args() {
-  PlanArgs a;
-  a.cluster_file = kDir + "cluster.json";
-  a.metrics_files = {kDir + "history.om"};
-  a.policy_file = kDir + "policy.yaml";
-  a.prices_file = kDir + "prices.yaml";
-  a.quiet = true;
-  return a;
-}
+PlanArgs Args() { return inputs::testing::SmallPlanArgs(); }
 
 // A file of the running test's own (CTest runs this file's tests side by
 // side, and two of them writing one path raced).

@@ -9,20 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include "inputs/small_inputs_test_util.h"
+
 namespace kubeon::inputs {
 namespace {
 
-const std::string kDir = std::string(KUBEON_SOURCE_DIR) + "/testdata/small/";
-
-PlanArgs Args() {
-  PlanArgs a;
-  a.cluster_file = kDir + "cluster.json";
-  a.metrics_files = {kDir + "history.om"};
-  a.policy_file = kDir + "policy.yaml";
-  a.prices_file = kDir + "prices.yaml";
-  a.quiet = true;
-  return a;
-}
+using testing::SmallPlanArgs;
 
 // A policy whose planning fails (a broken invariant, an exception, running
 // out of memory) fails alone: it is named, and the next policies are planned.
@@ -30,7 +22,7 @@ TEST(PlanEach, AFailingPolicyFailsAloneAndTheOthersArePlanned) {
   int code = 0;
   Result<mig::MigCatalog> catalog = LoadCatalog("");
   ASSERT_TRUE(catalog.ok());
-  Result<PlanInputs> in = ReadPlanInputs(Args(), std::move(catalog.value()), [](const std::string&) {}, &code);
+  Result<PlanInputs> in = ReadPlanInputs(SmallPlanArgs(), std::move(catalog.value()), [](const std::string&) {}, &code);
   ASSERT_TRUE(in.ok()) << in.status().message();
   in->planner = [](const model::Cluster& c, const metrics::History& h, const policy::GpuPolicy& p,
                    const mig::MigCatalog& m, const plan::PlannerOptions& o) -> Result<plan::Plan> {

@@ -129,7 +129,8 @@ CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& a) {
   cmd->add_option("-o,--output", a.output, "Outcome format on stdout: table or json")
       ->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--lease-namespace", a.lease_namespace,
-                  "Namespace of the policy Leases every executor holds while it writes (default kube-system)");
+                  "Namespace of the policy Leases every executor holds while it writes (default kube-system)")
+      ->check(NamespaceName());
   cmd->add_option("--configmap-sync-seconds", a.configmap_sync_seconds,
                   "How long the kubelet takes to show a changed ConfigMap to the GPU Operator's pods (default 90)")
       ->check(CLI::Range(0, 3600));
@@ -248,7 +249,8 @@ CLI::App* AddRevertCommand(CLI::App& app, RevertArgs& a) {
   cmd->add_option("--kubeconfig", a.kubeconfig, "kubeconfig file");
   cmd->add_option("--context", a.context, "kubeconfig context");
   AddAuditDbOption(cmd, a.audit_db);
-  cmd->add_option("--lease-namespace", a.lease_namespace, "Namespace of the policy Leases (default kube-system)");
+  cmd->add_option("--lease-namespace", a.lease_namespace, "Namespace of the policy Leases (default kube-system)")
+      ->check(NamespaceName());
   cmd->add_option("--configmap-sync-seconds", a.configmap_sync_seconds,
                   "How long the kubelet takes to show a changed ConfigMap (default 90)")
       ->check(CLI::Range(0, 3600));

@@ -63,9 +63,11 @@ CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& a) {
   cmd->add_option("--resync", a.resync, "Plan every policy again this often (e.g. 10m, 1h; default 10m)");
   cmd->add_option("--namespace", a.namespace_,
                   "Namespace of the leader Lease and of the GpuChange store's kubeon-gpu-audit ConfigMap (default: "
-                  "$POD_NAMESPACE, else kubeon-system)");
+                  "$POD_NAMESPACE, else kubeon-system)")
+      ->check(NamespaceName());
   cmd->add_option("--lease-namespace", a.lease_namespace,
-                  "Namespace of the per-policy Leases every executor holds while it writes (default kube-system)");
+                  "Namespace of the per-policy Leases every executor holds while it writes (default kube-system)")
+      ->check(NamespaceName());
   cmd->add_option("--identity", a.identity, "This replica's name in Leases and Events (default: $POD_NAME, else "
                                             "hostname/pid)");
   cmd->add_option("--leader-lease-seconds", a.leader_lease_seconds,

@@ -79,7 +79,8 @@ int Run(int argc, char** argv) {
   snapshot->add_option("-o,--output", snap.output, "Write to FILE atomically (default: stdout)");
   snapshot->add_option("--operator-namespace", snap.operator_namespace,
                        "Namespace of the GPU Operator whose ConfigMaps are included (default: the ClusterPolicy's "
-                       "status.namespace, else gpu-operator)");
+                       "status.namespace, else gpu-operator)")
+      ->check(kubeon::cli::NamespaceName());
   snapshot->add_flag("-v,--verbose", snap.verbose, "Progress per resource on stderr");
   kubeon::cli::ChangesArgs changes_args;
   kubeon::cli::ApplyArgs apply_args;

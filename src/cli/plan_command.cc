@@ -15,6 +15,7 @@
 #include "cli/report.h"
 #include "metrics/history.h"
 #include "mig/catalog.h"
+#include "net/printable.h"
 #include "plan/planner.h"
 #include "policy/gpu_policy.h"
 #include "policy/policy_overlap.h"
@@ -43,6 +44,19 @@ CLI::Validator FiniteRange(double lo, double hi) {
         return "";
       },
       desc);
+}
+
+CLI::Validator NamespaceName() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+        bool ok = !text.empty() && text.size() <= 63 && alnum(text.front()) && alnum(text.back());
+        for (char c : text) ok = ok && (alnum(c) || c == '-');
+        if (ok) return "";
+        return "\"" + net::EscapeControl(text.substr(0, 80)) +
+               "\" is not a namespace name (1-63 of a-z, 0-9 and -, starting and ending with a letter or digit)";
+      },
+      "NAMESPACE");
 }
 
 CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
@@ -95,7 +109,8 @@ CLI::App* AddPlanCommand(CLI::App& app, PlanArgs& a) {
   cmd->add_option("--operator-namespace", a.operator_namespace,
                   "Namespace of the GPU Operator, where the generated ConfigMaps go and the current mig-parted "
                   "ConfigMap is read (default: the ClusterPolicy's status.namespace, else gpu-operator; OpenShift: "
-                  "nvidia-gpu-operator)");
+                  "nvidia-gpu-operator)")
+      ->check(NamespaceName());
   cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
   return cmd;
 }
@@ -120,7 +135,8 @@ void AddLivePlanFlags(CLI::App* cmd, PlanArgs& a, const std::string& history_fla
       ->check(FiniteRange(0.5, 1.0));
   cmd->add_option("--min-history", a.min_history, "Workloads with less history are not candidates");
   cmd->add_option("--operator-namespace", a.operator_namespace,
-                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)");
+                  "Namespace of the GPU Operator (default: the ClusterPolicy's status.namespace, else gpu-operator)")
+      ->check(NamespaceName());
 }
 
 Result<PlannedCluster> BuildPlans(const PlanArgs& a, const ProgressFn& progress, int* exit_code) {

@@ -85,4 +85,10 @@ int RunPlan(const PlanArgs& args, std::ostream& out, std::ostream& err);
 // (not nan, inf or out of double's range) in [lo, hi].
 CLI::Validator FiniteRange(double lo, double hi);
 
+// A CLI11 check for namespace flags (--operator-namespace, --lease-namespace,
+// --namespace): a Kubernetes namespace name (an RFC 1123 label: 1-63 of
+// a-z 0-9 -, starting and ending with a letter or digit), so that the value
+// is one segment of the API paths built from it (never "a/b", "a?x" or "..").
+CLI::Validator NamespaceName();
+
 }  // namespace kubeon::cli

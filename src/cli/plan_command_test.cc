@@ -312,6 +312,30 @@ TEST(PlanCommand, DurationFlagErrorsNameTheFlag) {
   }
 }
 
+// A namespace flag is one segment of the API paths built from it.
+TEST(PlanCommand, NamespaceFlagsAreNamespaceNames) {
+  for (const char* bad : {"a/b", "gpu-operator?dryRun=All", "..", "-x", "x-", "Gpu", "", "a b"}) {
+    CLI::App app;
+    PlanArgs a;
+    AddPlanCommand(app, a);
+    // CLI11 takes a vector of arguments last first.
+    std::vector<std::string> args = {bad, "--operator-namespace", "c.json", "--cluster", "p.yaml", "--policy",
+                                     "h.om", "--metrics", "plan"};
+    EXPECT_THROW(app.parse(args), CLI::ValidationError) << bad;
+  }
+  for (const char* good : {"gpu-operator", "nvidia-gpu-operator", "a", "ns1"}) {
+    CLI::App app;
+    PlanArgs a;
+    AddPlanCommand(app, a);
+    std::vector<std::string> args = {good, "--operator-namespace", "c.json", "--cluster", "p.yaml", "--policy",
+                                     "h.om", "--metrics", "plan"};
+    EXPECT_NO_THROW(app.parse(args)) << good;
+    EXPECT_EQ(a.operator_namespace, good);
+  }
+  std::string text = std::string("a") + '\x1b' + "[2J";
+  EXPECT_EQ(NamespaceName()(text).find('\x1b'), std::string::npos);
+}
+
 TEST(PlanCommand, PercentileMustBeAFiniteNumberInRange) {
   for (const char* bad : {"nan", "NaN", "inf", "-inf", "1e400", "0.4", "1.01", "0.9x"}) {
     CLI::App app;

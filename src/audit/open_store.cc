@@ -1,17 +1,56 @@
 // See open_store.h.
 #include "audit/open_store.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <optional>
 #include <system_error>
+#include <vector>
 
 #include "audit/kube_store.h"
 #include "audit/sqlite_store.h"
 #include "kube/identity.h"
+#include "net/printable.h"
 
 namespace kubeon::audit {
 
+Status CheckAuditDbFlag(const std::string& flag) {
+  if (flag.empty() || flag == kKubernetesAuditDb) return Status::Ok();
+  const std::string shown = "--audit-db \"" + net::EscapeControl(flag.substr(0, 80)) + "\"";
+  if (flag == "-") {
+    return Status::Error(shown + ": the audit log is a file, not standard input; give a path", StatusCode::kInvalid);
+  }
+  if (flag.find('/') != std::string::npos) return Status::Ok();  // a path, said as one
+  // A near miss of "kubernetes" (case, blanks, a letter or two) would
+  // silently become a SQLite file of that name.
+  std::string folded;
+  for (char c : flag) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') folded += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  const std::string want = kKubernetesAuditDb;
+  // Edit distance (insertions, deletions, substitutions) to "kubernetes".
+  std::vector<size_t> row(want.size() + 1);
+  for (size_t j = 0; j <= want.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= folded.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= want.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (folded[i - 1] == want[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  if (row[want.size()] <= 2 && folded.size() <= want.size() + 2) {
+    return Status::Error(shown + ": did you mean kubernetes (the cluster's GpuChange objects)? A SQLite file of that "
+                                 "name is given as a path: ./" + net::EscapeControl(flag.substr(0, 80)),
+                         StatusCode::kInvalid);
+  }
+  return Status::Ok();
+}
+
 Result<AuditDb> OpenAuditDb(const AuditDbRequest& r) {
+  if (Status s = CheckAuditDbFlag(r.flag); !s.ok()) return s;
   AuditDb db;
   std::optional<kube::ClusterId> cluster;  // asked before a SQLite file is created
   auto ask_cluster = [&](kube::KubeClient* client) -> Status {

@@ -51,6 +51,13 @@ struct AuditDb {
   kube::KubeClient* client = nullptr;            // kubernetes: the client the store uses
 };
 
+// OK for "kubernetes", "" (the default file) and any other path; kInvalid
+// for "-" and for near misses of "kubernetes" ("Kubernetes", "kubernetes ",
+// "kubernets": case and blanks ignored, up to two letters off) written
+// without a '/', which would otherwise become a SQLite file of that name.
+Status CheckAuditDbFlag(const std::string& flag);
+
+// Checks the flag (CheckAuditDbFlag) before anything is opened or created.
 Result<AuditDb> OpenAuditDb(const AuditDbRequest& request);
 
 // Opens the audit log `flag` names ("kubernetes" for the cluster's GpuChange

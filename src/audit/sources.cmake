@@ -8,7 +8,7 @@
 find_package(SQLite3 REQUIRED)
 set(AREA_SOURCES audit_store.cc change_id.cc decision.cc sqlite_store.cc kube_store.cc kube_approvals.cc open_store.cc)
 set(AREA_DEPS kubeon_model kubeon_net kubeon_kube nlohmann_json::nlohmann_json SQLite::SQLite3)
-set(AREA_TESTS audit_store_test.cc change_id_test.cc decision_test.cc sqlite_store_test.cc kube_store_test.cc kube_approvals_test.cc)
+set(AREA_TESTS audit_store_test.cc change_id_test.cc open_store_test.cc decision_test.cc sqlite_store_test.cc kube_store_test.cc kube_approvals_test.cc)
 
 # kube_store_test and kube_approvals_test also run against kube-sim (KUBE_SIM_BINARY) when
 # tools/kube-sim is part of the build.

@@ -8,9 +8,10 @@
 // kubernetes.io/hostname label changed and no pods; unchanged if that node
 // is missing.  RunGpu(binary, args, crash_after, dir) runs the binary with
 // stdout and stderr in DIR/child.stdout and DIR/child.stderr, with
-// KUBEON_APPLY_CRASH_AFTER_WRITES=crash_after when crash_after > 0 (and
-// without it otherwise), waits for it and says how it ended; SpawnGpu and
-// WaitGpu are its two halves (the controller tests run several at once).
+// KUBEON_CRASHPOINT_AFTER_WRITES=crash_after when crash_after > 0 (and
+// without it otherwise; only the test-only kubeon-gpu-crashpoint reads it,
+// src/cli/crashpoint_main.cc), waits for it and says how it ended; SpawnGpu
+// and WaitGpu are its two halves (the controller tests run several at once).
 #pragma once
 
 #include <fcntl.h>
@@ -62,7 +63,7 @@ struct ChildResult {
 };
 
 // Starts kubeon-gpu with `args`, stdout and stderr in DIR/<name>.stdout and
-// DIR/<name>.stderr; `crash_after` > 0 sets KUBEON_APPLY_CRASH_AFTER_WRITES.
+// DIR/<name>.stderr; `crash_after` > 0 sets KUBEON_CRASHPOINT_AFTER_WRITES.
 // Returns the pid, or -1.
 inline pid_t SpawnGpu(const std::string &binary, const std::vector<std::string> &args, int crash_after,
                       const std::filesystem::path &dir, const std::string &name = "child") {
@@ -73,9 +74,9 @@ inline pid_t SpawnGpu(const std::string &binary, const std::vector<std::string> 
   argv.push_back(nullptr);
   std::vector<std::string> env_s;
   for (char **e = environ; *e; ++e) {
-    if (std::string(*e).rfind("KUBEON_APPLY_CRASH_AFTER_WRITES=", 0) != 0) env_s.push_back(*e);
+    if (std::string(*e).rfind("KUBEON_CRASHPOINT_AFTER_WRITES=", 0) != 0) env_s.push_back(*e);
   }
-  if (crash_after > 0) env_s.push_back("KUBEON_APPLY_CRASH_AFTER_WRITES=" + std::to_string(crash_after));
+  if (crash_after > 0) env_s.push_back("KUBEON_CRASHPOINT_AFTER_WRITES=" + std::to_string(crash_after));
   std::vector<char *> envp;
   for (auto &e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -107,7 +108,7 @@ inline ChildResult WaitGpu(pid_t pid, const std::filesystem::path &dir, const st
 }
 
 // Runs kubeon-gpu with `args`; `crash_after` > 0 sets
-// KUBEON_APPLY_CRASH_AFTER_WRITES.
+// KUBEON_CRASHPOINT_AFTER_WRITES.
 inline ChildResult RunGpu(const std::string &binary, const std::vector<std::string> &args, int crash_after,
                           const std::filesystem::path &dir) {
   const pid_t pid = SpawnGpu(binary, args, crash_after, dir);

@@ -1,6 +1,8 @@
 // See apply_policy.h.
 #include "apply/apply_policy.h"
 
+#include "apply/lease_revert.h"
+
 #include "plan/operator_fit.h"
 #include "plan/planner.h"
 
@@ -68,6 +70,7 @@ ApplyPolicyResult ApplyPolicy(kube::KubeClient& client, audit::AuditStore* store
   };
   StepOptions so;
   so.configmap_sync = a.configmap_sync;
+  so.write_observer = a.write_observer;
   so.patch_gitops_owners = policy.patch_gitops_owners;
   PlannedPolicy current = planned;
   std::optional<StepContext> ctx;  // only when the pass may write (the store is open)
@@ -119,13 +122,8 @@ ApplyPolicyResult ApplyPolicy(kube::KubeClient& client, audit::AuditStore* store
     }
     if (a.on_step_started) a.on_step_started(step);
     const auto started = std::chrono::steady_clock::now();
-    StepOutcome o;
-    {
-      // The step may outlast the Lease: keep renewing it while it runs.
-      LeaseKeeper keeper(lease, std::chrono::duration_cast<std::chrono::milliseconds>(lo.duration) / 3);
-      o = RunStep(step_ctx, step);
-      if (keeper.lost()) progress("warning: " + keeper.error());
-    }
+    // The step may outlast the Lease: keep renewing it while it runs.
+    const StepOutcome o = WhileKeepingLease(lease, lo.duration, progress, [&] { return RunStep(step_ctx, step); });
     for (const auto& p : o.gitops_patches) progress("GitOps-managed, not patched; commit this to its repository: " + p);
     if (a.on_step_finished) a.on_step_finished(step, o, std::chrono::steady_clock::now() - started);
     return ToResult(o);

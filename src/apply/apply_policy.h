@@ -58,6 +58,7 @@ struct ApplyPolicyOptions {
   std::string lease_holder;  // "" = MakeHolderIdentity("kubeon-gpu")
   std::chrono::seconds lease_duration{60};
   std::chrono::seconds configmap_sync{90};
+  WriteObserver write_observer;  // crash points (step_context.h); may be empty
   std::function<std::chrono::sys_seconds()> now;   // the time the gate and the window see
   std::function<void(const std::string&)> progress;  // may be empty
   // Plans again after a resume (step 2); REQUIRES: set unless dry_run.

@@ -41,7 +41,8 @@ class MemoryAuditStore : public audit::AuditStore {
     const int64_t have = it == changes_.end() ? 0 : it->second.revision;
     if (have != expected_revision) {
       return Status::Error("conflict: change " + record.id + " is at revision " + std::to_string(have) + ", not " +
-                           std::to_string(expected_revision));
+                               std::to_string(expected_revision),
+                           StatusCode::kConflict);
     }
     if (it == changes_.end()) order_.push_back(record.id);
     audit::ChangeRecord r = record;

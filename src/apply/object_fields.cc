@@ -126,4 +126,46 @@ std::string FirstDrift(const json& before, const json& after, const json& curren
   return "";
 }
 
+std::optional<std::string> OptStr(const json& obj, const char* key) {
+  if (!obj.is_object()) return std::nullopt;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+namespace {
+json MetadataObject(const json& obj, const char* key) {
+  if (!obj.is_object()) return json::object();
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return json::object();
+  auto it = m->find(key);
+  return it != m->end() && it->is_object() ? *it : json::object();
+}
+
+std::string MetadataString(const json& obj, const char* key) {
+  if (!obj.is_object()) return "";
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  return OptStr(*m, key).value_or("");
+}
+}  // namespace
+
+json Labels(const json& obj) { return MetadataObject(obj, "labels"); }
+json Annotations(const json& obj) { return MetadataObject(obj, "annotations"); }
+
+bool IsTerminal(const json& pod) {
+  if (!pod.is_object() || !pod.contains("status")) return false;
+  const auto phase = OptStr(pod["status"], "phase");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+std::string PodName(const json& pod) { return MetadataString(pod, "namespace") + "/" + MetadataString(pod, "name"); }
+
+std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + node; }
+
+std::string OwnerPath(const std::string& kind, const std::string& ns, const std::string& name) {
+  const std::string plural = kind == "StatefulSet" ? "statefulsets" : kind == "ReplicaSet" ? "replicasets" : "deployments";
+  return "/apis/apps/v1/namespaces/" + ns + "/" + plural + "/" + name;
+}
+
 }  // namespace kubeon::apply

@@ -18,10 +18,15 @@
 //    `before` and `after` differ, the value `after` has there; "" when it
 //    does, else "<FieldPath>: expected X, found Y" for the first that does
 //    not ("(absent)" for a missing field).
+//  - Accessors that never throw on a missing or mistyped field: OptStr (a
+//    string field or nullopt), Labels / Annotations (an object, {} when
+//    absent), IsTerminal (phase Succeeded or Failed), PodName ("ns/name").
+//  - Paths: NodePath, OwnerPath (Deployment, StatefulSet or ReplicaSet).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -34,5 +39,14 @@ std::map<std::string, int64_t> PodGpuRequests(const nlohmann::json& pod);
 void StrategicMerge(nlohmann::json& target, const nlohmann::json& patch);
 std::string FieldPath(const std::string& json_pointer);
 std::string FirstDrift(const nlohmann::json& before, const nlohmann::json& after, const nlohmann::json& current);
+
+std::optional<std::string> OptStr(const nlohmann::json& obj, const char* key);
+nlohmann::json Labels(const nlohmann::json& obj);
+nlohmann::json Annotations(const nlohmann::json& obj);
+bool IsTerminal(const nlohmann::json& pod);
+std::string PodName(const nlohmann::json& pod);
+
+std::string NodePath(const std::string& node);
+std::string OwnerPath(const std::string& kind, const std::string& ns, const std::string& name);
 
 }  // namespace kubeon::apply

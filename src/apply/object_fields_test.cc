@@ -72,5 +72,28 @@ TEST(FirstDrift, OnlyTheFieldsTheChangeSet) {
   EXPECT_EQ(FirstDrift(before, after, current), ".spec.r[\"nvidia.com/gpu\"]: expected (absent), found \"1\"");
 }
 
+TEST(Accessors, NeverThrowOnMissingOrMistypedFields) {
+  const json pod = json::parse(R"({"metadata": {"namespace": "ml", "name": "p", "labels": {"a": "1"}, "annotations": 7},
+                                   "status": {"phase": "Failed"}})");
+  EXPECT_EQ(Labels(pod), json::parse(R"({"a": "1"})"));
+  EXPECT_EQ(Annotations(pod), json::object());
+  EXPECT_EQ(Labels(json(nullptr)), json::object());
+  EXPECT_EQ(OptStr(Labels(pod), "a"), "1");
+  EXPECT_EQ(OptStr(json::parse(R"({"a": 1})"), "a"), std::nullopt);
+  EXPECT_EQ(OptStr(json::array(), "a"), std::nullopt);
+  EXPECT_TRUE(IsTerminal(pod));
+  EXPECT_FALSE(IsTerminal(json::parse(R"({"status": {"phase": "Running"}})")));
+  EXPECT_FALSE(IsTerminal(json::parse(R"({"status": 3})")));
+  EXPECT_EQ(PodName(pod), "ml/p");
+  EXPECT_EQ(PodName(json::object()), "/");
+}
+
+TEST(Paths, NodesAndOwnersByKind) {
+  EXPECT_EQ(NodePath("gpu-1"), "/api/v1/nodes/gpu-1");
+  EXPECT_EQ(OwnerPath("Deployment", "ml", "a"), "/apis/apps/v1/namespaces/ml/deployments/a");
+  EXPECT_EQ(OwnerPath("StatefulSet", "ml", "a"), "/apis/apps/v1/namespaces/ml/statefulsets/a");
+  EXPECT_EQ(OwnerPath("ReplicaSet", "ml", "a"), "/apis/apps/v1/namespaces/ml/replicasets/a");
+}
+
 }  // namespace
 }  // namespace kubeon::apply

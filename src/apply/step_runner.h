@@ -45,11 +45,10 @@
 //  9. Removes the taint and the annotations.  The change is `done`.
 //
 // Log first (rule 8): before every cluster write the ChangeRecord's
-// undo_json is updated with what that write changes (prior labels, taints,
-// annotations, unschedulable, prior owner templates) and an "intent" entry
-// is appended; after it an "ok" entry.  undo_json (executor-defined) is
-// {"step": RUN, "revert": RUN}, RUN = {"phase", "nodes": {name: {...}},
-// "owners": [...]}.
+// undo_json (the typed step record, step_record.h) is updated with what that
+// write changes (prior labels, taints, annotations, unschedulable, prior
+// owner templates) and an "intent" entry is appended; after it an "ok"
+// entry (step_journal.h).
 //
 // Any failure after the first write rolls back, in reverse order: owners to
 // their prior templates; each node cordoned again (if this step had cordoned
@@ -64,95 +63,34 @@
 // resourceVersion (KubeClient::UpdateWithRetry), re-checking that the fields
 // it changes still hold the expected values.
 //
-// Test-only fault injection: with the environment variable
-// KUBEON_APPLY_CRASH_AFTER_WRITES=N the process SIGKILLs itself right after
-// its N-th successful cluster write (before that write's "ok" entry and any
-// completion record).  StepOptions::crash_after_write does the same in
-// process without dying (the runner returns kCrashed at once, writing
-// nothing more), so tests can resume from exactly what a crash leaves.
+// Crash points: StepOptions::write_observer is called after every
+// successful cluster write (step_context.h); tests stop the run there, and
+// the test-only binary kubeon-gpu-crashpoint SIGKILLs itself there.
+//
+// The parts, one concept a file, each with its test beside it:
+//   step_context.h        names, artifacts, options, outcome
+//   step_record.h         the typed, versioned step record (undo data, phase)
+//   step_journal.h        the change record, intent before every write, crash points
+//   step_wait.h           polling and the hard deadline
+//   step_goal.h           what a run sets, from a step or from the record
+//   gpu_capacity.h        one GPU accounting for the step's check and the revert's
+//   node_ops.h            cordon, annotations, reservation taint, cleanup
+//   operator_configmaps.h the GPU Operator's ConfigMaps
+//   eviction.h            emptying a node through the Eviction API (drain.go)
+//   label_handshake.h     nvidia.com/mig.config and device-plugin.config handshakes
+//   owner_rollout.h       owner patches and rollouts
+//   step_machine.h        the phases and their transitions (the only file that knows them)
+//   revert.h              the revert's goal and its refusals
+//   lease_revert.h        a revert under the policy's Lease, for the CLI and the controller
 #pragma once
 
-#include <chrono>
-#include <functional>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "apply/clock.h"
-#include "audit/audit_store.h"
-#include "kube/client.h"
+#include "apply/step_context.h"
 #include "plan/plan.h"
 
 namespace kubeon::apply {
-
-inline constexpr const char* kStepTaintKey = "gpu.kubeon.io/step";
-inline constexpr const char* kCordonedByAnnotation = "gpu.kubeon.io/cordoned-by";
-inline constexpr const char* kChangeAnnotation = "gpu.kubeon.io/change";
-inline constexpr const char* kDoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt";
-inline constexpr const char* kScaleDownDisabledAnnotation = "cluster-autoscaler.kubernetes.io/scale-down-disabled";
-inline constexpr const char* kMigConfigLabel = "nvidia.com/mig.config";
-inline constexpr const char* kMigConfigStateLabel = "nvidia.com/mig.config.state";
-inline constexpr const char* kDevicePluginConfigLabel = "nvidia.com/device-plugin.config";
-inline constexpr const char* kCrashEnv = "KUBEON_APPLY_CRASH_AFTER_WRITES";
-
-// What the step's labels name, from the plan's artifacts.  The namespace
-// and ConfigMap fields are object names (plan::PlannerOptions's
-// mig_configmap_name / device_plugin_configmap_name), not the manifests in
-// plan::Artifacts; RunStep and RevertChange refuse anything that is not a
-// valid name before they touch the cluster.
-struct StepArtifacts {
-  std::string operator_namespace = "gpu-operator";
-  std::string mig_configmap = "kubeon-mig-parted-config";          // key config.yaml
-  std::string mig_parted_config;                                    // holds the configs the labels name
-  std::string device_plugin_configmap = "kubeon-device-plugin-config";
-  std::map<std::string, std::string> device_plugin_configs;  // key -> config file
-};
-
-struct StepOptions {
-  std::chrono::milliseconds poll_interval{1000};
-  std::chrono::milliseconds eviction_retry_interval{5000};  // after a 429 (kubectl drain: 5 s)
-  std::chrono::milliseconds eviction_deadline{std::chrono::minutes(10)};  // 429s past it roll back
-  std::chrono::milliseconds pod_gone_margin{std::chrono::seconds(60)};   // on top of the pod's grace
-  std::chrono::milliseconds configmap_sync{std::chrono::seconds(90)};    // kubelet sync + cache TTL
-  std::chrono::milliseconds mig_deadline{std::chrono::minutes(15)};      // no fresh success -> roll back
-  std::chrono::milliseconds allocatable_deadline{std::chrono::minutes(5)};
-  std::chrono::milliseconds rollout_deadline{std::chrono::minutes(15)};
-  // Absolute: once passed, a running step stops where it is and rolls back
-  // (the window's close plus the documented grace; see the apply command).
-  // The rollback itself is bound only by the waits above.
-  std::optional<Clock::TimePoint> hard_deadline;
-  bool patch_gitops_owners = false;  // policy spec.disruption.patchGitOpsOwners
-  // Test-only (see the file comment): called after each successful cluster
-  // write with the run's write count; true = stop as if the process died.
-  std::function<bool(int writes)> crash_after_write;
-};
-
-struct StepContext {
-  kube::KubeClient& client;
-  audit::AuditStore& store;
-  Clock& clock;
-  StepArtifacts artifacts;
-  StepOptions options;
-  std::string policy;                               // GpuPolicy name, for new ChangeRecords
-  std::function<void(const std::string&)> progress;  // one line per action (stderr); may be empty
-};
-
-enum class OutcomeKind {
-  kDone,            // finished (RevertChange: reverted)
-  kRolledBack,      // failed or refused; the cluster is as before (cause says why)
-  kRollbackFailed,  // failed, and so did its rollback: nodes left cordoned and tainted
-  kCrashed,         // test-only: StepOptions::crash_after_write stopped the run
-};
-const char* OutcomeName(OutcomeKind k);  // "done" | "rolled-back" | "rollback-failed" | "crashed"
-
-struct StepOutcome {
-  std::string change_id;
-  OutcomeKind kind = OutcomeKind::kDone;
-  std::string cause;                        // why it rolled back / failed ("" when done)
-  std::vector<std::string> gitops_patches;  // "Deployment ns/name: <patch json>" not applied
-  int writes = 0;                           // successful cluster writes
-};
 
 // Runs `step` (see the file comment).  The change record step.id is created
 // (state running) when the store lacks it; an existing one moves to running.
@@ -163,15 +101,12 @@ struct StepOutcome {
 // REQUIRES: step.id non-empty; the caller holds the policy's Lease.
 StepOutcome RunStep(const StepContext& ctx, const plan::ScheduleStep& step);
 
-// Test-only: restarts the process's write count that
-// KUBEON_APPLY_CRASH_AFTER_WRITES compares against (for a forked child).
-void ResetProcessWritesForTesting();
-
 // For every change the log shows `running`: finishes it when only the final
 // cleanup (taint and annotations) is missing, else rolls it back from its
 // undo data; a revert left half way is rolled back to the change's result.
 // Idempotent: safe to repeat after another crash.  One outcome per change
-// it touched.
+// it touched.  A change whose record this version cannot read (a newer
+// version's) is not touched; its outcome says why.
 std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx);
 
 // Restores exactly the fields `done` change `id` set (node config labels,
@@ -179,10 +114,11 @@ std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx);
 // back to their prior templates (their rollouts, within maxUnavailable,
 // carry the pods to whole GPUs, so no PDB blocks what follows), then per
 // node cordon, evict its GPU pods, config back (an empty prior MIG label
-// becomes all-disabled), uncordon; no reservation taint.  Refused, with nothing changed, when one of those
-// fields no longer holds the value the change set (the error names field,
-// object, expected and found value) or when the cluster lacks the whole GPUs
-// the workloads need afterwards (it says how many are missing).
+// becomes all-disabled), uncordon; no reservation taint.  Refused, with
+// nothing changed, when one of those fields no longer holds the value the
+// change set (the error names field, object, expected and found value) or
+// when the cluster lacks the whole GPUs the workloads need afterwards (it
+// says how many are missing); see revert.h.
 StepOutcome RevertChange(const StepContext& ctx, const std::string& id);
 
 }  // namespace kubeon::apply

@@ -603,11 +603,11 @@ TEST_F(StepRunnerTest, ResumeAfterCrash) {
   Start(MigCluster(), {"a100-2"});
   StepContext ctx = Ctx();
   // Crash after the second write (the ConfigMap): rolled back on resume.
-  ctx.options.crash_after_write = [](int writes) { return writes == 2; };
+  ctx.options.write_observer = [](int writes) { return writes == 2; };
   StepOutcome crashed = RunStep(ctx, MigStep());
   ASSERT_EQ(crashed.kind, OutcomeKind::kCrashed) << Progress();
   EXPECT_EQ(State("5e1c0a77"), "running");
-  ctx.options.crash_after_write = nullptr;
+  ctx.options.write_observer = nullptr;
   auto resumed = ResumeOrRollback(ctx);
   ASSERT_EQ(resumed.size(), 1u);
   EXPECT_EQ(resumed[0].kind, OutcomeKind::kRolledBack) << resumed[0].cause << "\n" << Progress();
@@ -624,7 +624,7 @@ TEST_F(StepRunnerTest, ResumeAfterCrash) {
     progress_.push_back(line);
     if (line.find("remove taint") != std::string::npos) in_cleanup = true;
   };
-  c2.options.crash_after_write = [&](int) { return in_cleanup; };
+  c2.options.write_observer = [&](int) { return in_cleanup; };
   StepOutcome crashed2 = RunStep(c2, step);
   ASSERT_EQ(crashed2.kind, OutcomeKind::kCrashed) << Progress();
   EXPECT_EQ(State("9a8b7c6d"), "running");
@@ -636,12 +636,13 @@ TEST_F(StepRunnerTest, ResumeAfterCrash) {
   EXPECT_EQ(Alloc("a100-1", "nvidia.com/mig-1g.5gb"), "14");
 }
 
-// KUBEON_APPLY_CRASH_AFTER_WRITES=N: a forked child running the step dies
-// by SIGKILL right after its N-th cluster write; the cluster shows exactly
-// those writes, and ResumeOrRollback from the log the child left (a
-// write-through store file) restores the node.  N = 2: after the
-// ConfigMap; N = 5: after the MIG label (see below).
-TEST_F(StepRunnerTest, CrashEnvHookKillsAfterNthWrite) {
+// A write observer that SIGKILLs the process (as kubeon-gpu-crashpoint
+// injects one): a forked child running the step dies right after its N-th
+// cluster write; the cluster shows exactly those writes, and
+// ResumeOrRollback from the log the child left (a write-through store file)
+// restores the node.  N = 2: after the ConfigMap; N = 5: after the MIG label
+// (see below).
+TEST_F(StepRunnerTest, CrashObserverKillsAfterNthWrite) {
   Start(MigCluster(), {"a100-2"});
   for (const char* n : {"2", "5"}) {
     SCOPED_TRACE(std::string("crash after write ") + n);
@@ -650,8 +651,7 @@ TEST_F(StepRunnerTest, CrashEnvHookKillsAfterNthWrite) {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      setenv(kCrashEnv, n, 1);
-      ResetProcessWritesForTesting();
+      const int crash_at = std::atoi(n);
       kube::LoadOptions lo;
       lo.kubeconfig_path = kubeconfig;
       auto cfg = kube::LoadRestConfig(lo);
@@ -664,7 +664,11 @@ TEST_F(StepRunnerTest, CrashEnvHookKillsAfterNthWrite) {
       ctx.artifacts.mig_parted_config = PlanMigConfig();
       ctx.options.configmap_sync = std::chrono::milliseconds(0);
       ctx.options.poll_interval = std::chrono::milliseconds(50);
-      RunStep(ctx, MigStep());
+      ctx.options.write_observer = [crash_at](int writes) {
+        if (writes == crash_at) kill(getpid(), SIGKILL);
+        return false;
+      };
+      (void)RunStep(ctx, MigStep());
       _exit(12);  // not reached: killed after the N-th write
     }
     int status = 0;

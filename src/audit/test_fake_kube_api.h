@@ -117,11 +117,10 @@ class FakeKubeApi : public kube::HttpTransport {
     return kube::TransportError{kube::TransportErrorKind::kOther, "the fake does not stream"};
   }
 
- private:
-  static bool HasStatusSubresource(const std::string& path) { return path.rfind("/apis/gpu.kubeon.io/", 0) == 0; }
-  static bool IsCollection(const std::string& path) {
-    const std::string last = path.substr(path.rfind('/') + 1);
-    return last == "gpuchanges" || last == "configmaps" || last == "validatingadmissionpolicybindings";
+  // A JSON answer, and a metav1.Status failure (also for other fakes).
+  static nlohmann::json StatusBody(int code, const std::string& reason, const std::string& message) {
+    return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"}, {"reason", reason},
+            {"message", message}, {"code", code}};
   }
   static kube::HttpResult Answer(int code, const nlohmann::json& body) {
     kube::HttpResponse r;
@@ -131,8 +130,14 @@ class FakeKubeApi : public kube::HttpTransport {
     return r;
   }
   static kube::HttpResult Error(int code, const std::string& reason, const std::string& message) {
-    return Answer(code, {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"}, {"reason", reason},
-                         {"message", message}, {"code", code}});
+    return Answer(code, StatusBody(code, reason, message));
+  }
+
+ private:
+  static bool HasStatusSubresource(const std::string& path) { return path.rfind("/apis/gpu.kubeon.io/", 0) == 0; }
+  static bool IsCollection(const std::string& path) {
+    const std::string last = path.substr(path.rfind('/') + 1);
+    return last == "gpuchanges" || last == "configmaps" || last == "validatingadmissionpolicybindings";
   }
 
   State& s_;

@@ -13,6 +13,7 @@
 #include "apply/apply_run.h"
 #include "apply/clock.h"
 #include "apply/lease.h"
+#include "apply/lease_revert.h"
 #include "apply/rfc3339.h"
 #include "apply/step_runner.h"
 #include "audit/change_id.h"
@@ -200,6 +201,7 @@ int RunApply(const ApplyArgs& a, std::ostream& out, std::ostream& err) {
     po.dry_run = a.dry_run;
     po.lease_namespace = a.lease_namespace;
     po.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
+    po.write_observer = a.write_observer;
     po.now = now_fn;
     po.progress = progress;
     po.replan = [&]() -> Result<apply::PlannedPolicy> {
@@ -294,23 +296,17 @@ int RunRevert(const RevertArgs& a, std::ostream& out, std::ostream& err) {
   apply::LeaseOptions lo;
   lo.namespace_ = a.lease_namespace;
   lo.policy = r.policy;
-  apply::PolicyLease lease(**client, lo);
-  if (Status held = lease.Acquire(); !held.ok()) {
-    err << "error: " << held.message() << "\n";
-    return 1;
-  }
   apply::RealClock clock;
   apply::StepOptions so;
   so.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
+  so.write_observer = a.write_observer;
   apply::StepContext ctx{**client, **store, clock, apply::StepArtifacts{}, so, r.policy, progress};
-  apply::StepOutcome o;
-  {
-    apply::LeaseKeeper keeper(lease, std::chrono::duration_cast<std::chrono::milliseconds>(lo.duration) / 3);
-    o = apply::RevertChange(ctx, a.id);
-    if (keeper.lost()) progress("warning: " + keeper.error());
+  Result<apply::StepOutcome> reverted = apply::RevertUnderLease(ctx, lo, a.id);
+  if (!reverted.ok()) {
+    err << "error: " << reverted.status().message() << "\n";
+    return 1;
   }
-  Status released = lease.Release();
-  if (!released.ok()) progress("warning: " + released.message());
+  const apply::StepOutcome& o = *reverted;
   switch (o.kind) {
     case apply::OutcomeKind::kDone:
       out << "change " << a.id << " reverted\n";

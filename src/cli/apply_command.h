@@ -26,6 +26,7 @@
 #include <ostream>
 #include <string>
 
+#include "apply/step_context.h"
 #include "audit/audit_store.h"
 #include "cli/cli11_fwd.h"
 #include "cli/plan_command.h"
@@ -43,6 +44,7 @@ struct ApplyArgs {
   std::string lease_namespace = "kube-system";
   // Seconds the operator's ConfigMap sync is assumed to take (kubelet sync + cache TTL).
   int configmap_sync_seconds = 90;
+  apply::WriteObserver write_observer;  // crash points (apply/step_context.h); never set by kubeon-gpu
 };
 
 struct RevertArgs {
@@ -53,6 +55,7 @@ struct RevertArgs {
   std::string lease_namespace = "kube-system";
   int configmap_sync_seconds = 90;
   bool quiet = false;
+  apply::WriteObserver write_observer;  // crash points (apply/step_context.h); never set by kubeon-gpu
 };
 
 CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& args);

@@ -6,8 +6,8 @@
 // `--mode Approve` then runs step 1 only (steps 2 and 3 wait for approval,
 // exit 3), so the crash points are the writes of step 1.  Run 0 is the
 // reference: no crash.  Run N >= 1 SIGKILLs the process right after its N-th
-// successful cluster write (KUBEON_APPLY_CRASH_AFTER_WRITES=N,
-// apply/step_runner.h); every write up to 12 is a crash point, then every
+// successful cluster write (the test-only kubeon-gpu-crashpoint with
+// KUBEON_CRASHPOINT_AFTER_WRITES=N, src/cli/crashpoint_main.cc); every write up to 12 is a crash point, then every
 // 3rd, until a run finishes without crashing.  The dead process still holds
 // the policy's Lease (apply/lease.h): an immediate restart must be refused;
 // the test then ages the Lease's renewTime past its 60 s duration (the
@@ -27,7 +27,7 @@
 // One kube-sim per crash point, 30x real time.  CTest label "long".
 #include <gtest/gtest.h>
 
-#if defined(KUBE_SIM_BINARY) && defined(KUBEON_GPU_BINARY)
+#if defined(KUBE_SIM_BINARY) && defined(KUBEON_GPU_BINARY) && defined(KUBEON_GPU_CRASHPOINT_BINARY)
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -244,7 +244,7 @@ TEST_F(ApplyCrashTest, EveryWriteOfStepOneSurvivesASigkill) {
     kube::testing::ReadyWatcher watcher;
     ASSERT_TRUE(watcher.Start(sim.token_kubeconfig()).ok());
     const apply::testing::ChildResult first =
-        apply::testing::RunGpu(KUBEON_GPU_BINARY, ApplyArgs(sim.token_kubeconfig(), db), n, dir_);
+        apply::testing::RunGpu(KUBEON_GPU_CRASHPOINT_BINARY, ApplyArgs(sim.token_kubeconfig(), db), n, dir_);
     int second_exit = -1;
     if (!first.signaled) {
       // No crash point (n = 0) or the run had fewer than n writes: it

@@ -139,6 +139,7 @@ int RunController(const ControllerArgs& a, std::ostream& err) {
   co.policy_lease = std::chrono::seconds(a.policy_lease_seconds);
   co.identity = identity;
   co.configmap_sync = std::chrono::seconds(a.configmap_sync_seconds);
+  co.write_observer = a.write_observer;
   co.resync = std::chrono::seconds(static_cast<int64_t>(resync_hours * 3600));
   Controller controller(**client, store.get(), &elector, log, metrics, views, co);
 

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <string>
 
+#include "apply/step_context.h"
 #include "cli/cli11_fwd.h"
 #include "cli/plan_command.h"
 
@@ -28,6 +29,7 @@ struct ControllerArgs {
   int leader_lease_seconds = 15;
   int policy_lease_seconds = 60;
   int configmap_sync_seconds = 90;
+  apply::WriteObserver write_observer;  // crash points (apply/step_context.h); never set by kubeon-gpu
 };
 
 CLI::App* AddControllerCommand(CLI::App& app, ControllerArgs& args);

@@ -1,4 +1,4 @@
-set(AREA_SOURCES batch_allocator.cc exit_memory.cc output_file.cc terminal_text.cc report.cc audit_db.cc plan_command.cc change_commands.cc apply_command.cc controller_command.cc)
+set(AREA_SOURCES batch_allocator.cc exit_memory.cc output_file.cc terminal_text.cc report.cc audit_db.cc plan_command.cc change_commands.cc apply_command.cc controller_command.cc main_command.cc)
 set(AREA_DEPS kubeon_model kubeon_net kubeon_mig kubeon_policy kubeon_metrics kubeon_plan kubeon_kube kubeon_inputs kubeon_audit kubeon_apply kubeon_controller CLI11::CLI11 nlohmann_json::nlohmann_json)
 set(AREA_TESTS batch_allocator_test.cc exit_memory_test.cc output_file_test.cc terminal_text_test.cc report_test.cc plan_command_test.cc demo_sources_test.cc change_commands_test.cc)
 
@@ -70,8 +70,9 @@ function(kubeon_cli_link_extras)
     target_link_libraries(apply_crash_test PRIVATE kubeon_cli GTest::gtest GTest::gtest_main)
     target_compile_definitions(apply_crash_test PRIVATE
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
-      KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
-    add_dependencies(apply_crash_test kube-sim kubeon-gpu)
+      KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>"
+      KUBEON_GPU_CRASHPOINT_BINARY="$<TARGET_FILE:kubeon-gpu-crashpoint>")
+    add_dependencies(apply_crash_test kube-sim kubeon-gpu kubeon-gpu-crashpoint)
     kubeon_register_gtest(apply_crash_test LABELS long TIMEOUT 600)
     # apply_rbac_test: the same demo applied as the kubeon-gpu ServiceAccount
     # under deploy/'s ClusterRole (RBAC enforced by kube-sim); label "long".

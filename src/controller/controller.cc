@@ -5,6 +5,7 @@
 
 #include "apply/apply_policy.h"
 #include "apply/lease.h"
+#include "apply/lease_revert.h"
 #include "apply/step_runner.h"
 #include "audit/decision.h"
 #include "audit/kube_approvals.h"
@@ -270,6 +271,7 @@ void Controller::Act(const PolicyView& v, const PolicyObject& object, const inpu
   po.lease_holder = options_.identity;
   po.lease_duration = options_.policy_lease;
   po.configmap_sync = options_.configmap_sync;
+  po.write_observer = options_.write_observer;
   po.now = [] { return std::chrono::floor<std::chrono::seconds>(SysClock::now()); };
   po.progress = [this, name = v.name](const std::string& line) {
     Beat();
@@ -374,26 +376,27 @@ void Controller::CarryOutRevertRequests(const PolicyView& v, const PolicyObject&
     lo.policy = v.name;
     lo.holder = options_.identity;
     lo.duration = options_.policy_lease;
-    apply::PolicyLease lease(client_, lo);
-    if (Status held = lease.Acquire(); !held.ok()) {
-      log_.Warn("revert of " + r.id + " waits: " + held.message(), {{"policy", v.name}, {"change", r.id}});
-      continue;
-    }
-    log_.Info("reverting on request: " + by, {{"policy", v.name}, {"change", r.id}});
-    RecordEvent(v.name, object.uid, "Normal", "RevertStarted", "change " + r.id + " revert requested: " + by);
     apply::StepOptions so;
     so.configmap_sync = options_.configmap_sync;
+    so.write_observer = options_.write_observer;
     auto progress = [this, name = v.name](const std::string& line) {
       Beat();
-      log_.Info(line, {{"policy", name}});
+      if (line.rfind("warning: ", 0) == 0) {
+        log_.Warn(line.substr(9), {{"policy", name}});  // a lost Lease, a failed release
+      } else {
+        log_.Info(line, {{"policy", name}});
+      }
     };
     apply::StepContext ctx{client_, *store_, clock_, apply::StepArtifacts{}, so, v.name, progress};
-    apply::StepOutcome o;
-    {
-      apply::LeaseKeeper keeper(lease, std::chrono::duration_cast<std::chrono::milliseconds>(lo.duration) / 3);
-      o = apply::RevertChange(ctx, r.id);
+    Result<apply::StepOutcome> reverted = apply::RevertUnderLease(ctx, lo, r.id, [&] {
+      log_.Info("reverting on request: " + by, {{"policy", v.name}, {"change", r.id}});
+      RecordEvent(v.name, object.uid, "Normal", "RevertStarted", "change " + r.id + " revert requested: " + by);
+    });
+    if (!reverted.ok()) {
+      log_.Warn("revert of " + r.id + " waits: " + reverted.status().message(), {{"policy", v.name}, {"change", r.id}});
+      continue;
     }
-    if (Status released = lease.Release(); !released.ok()) log_.Warn(released.message(), {{"policy", v.name}});
+    const apply::StepOutcome& o = *reverted;
     const bool ok = o.kind == apply::OutcomeKind::kDone;
     metrics_.Add("kubeon_gpu_changes_total", {v.name, ok ? "reverted" : apply::OutcomeName(o.kind)});
     (ok ? log_.Info("change reverted", {{"policy", v.name}, {"change", r.id}})

@@ -32,6 +32,7 @@
 #include <string>
 
 #include "apply/clock.h"
+#include "apply/step_context.h"
 #include "audit/audit_store.h"
 #include "inputs/plan_each.h"
 #include "inputs/plan_inputs.h"
@@ -51,6 +52,7 @@ struct ControllerOptions {
   std::chrono::seconds policy_lease{60};
   std::string identity;                         // this replica (Lease holders, Events)
   std::chrono::seconds configmap_sync{90};
+  apply::WriteObserver write_observer;  // crash points (apply/step_context.h); never set by kubeon-gpu
   std::chrono::seconds resync{600};
   std::chrono::seconds stuck_after{1800};
   // How long an approval imported from a GpuChange's annotations holds

@@ -8,7 +8,7 @@
 //    Prometheus scrapes /metrics and a query returns the plans counter; the
 //    JSON log never holds the API token; SIGTERM stops it with exit 0.
 //  - Two controllers with the log in GpuChange objects: the leader is
-//    SIGKILLed in the middle of a step (KUBEON_APPLY_CRASH_AFTER_WRITES);
+//    SIGKILLed in the middle of a step (kubeon-gpu-crashpoint, src/cli/crashpoint_main.cc);
 //    while its policy Lease lasts, the CLI's apply on that policy is
 //    refused; then the other controller takes the leader Lease and the
 //    policy Lease and finishes or rolls back that step from its GpuChange.
@@ -18,7 +18,7 @@
 // kube-sim runs 20x real time with no ConfigMap sync delay.  CTest label "long".
 #include <gtest/gtest.h>
 
-#if defined(KUBE_SIM_BINARY) && defined(KUBEON_GPU_BINARY)
+#if defined(KUBE_SIM_BINARY) && defined(KUBEON_GPU_BINARY) && defined(KUBEON_GPU_CRASHPOINT_BINARY)
 
 #include <httplib.h>
 #include <signal.h>
@@ -107,7 +107,7 @@ class ControllerE2eTest : public ::testing::Test {
   }
 
   pid_t StartController(const std::string& identity, int port, int crash_after = 0, bool from_api = false) {
-    pid_t pid = apply::testing::SpawnGpu(KUBEON_GPU_BINARY,
+    pid_t pid = apply::testing::SpawnGpu(crash_after > 0 ? KUBEON_GPU_CRASHPOINT_BINARY : KUBEON_GPU_BINARY,
                                       ControllerArgs(identity, port, from_api, kube_store_ ? "kubernetes" : ""),
                                       crash_after, dir_, identity);
     EXPECT_GT(pid, 0);

@@ -34,8 +34,9 @@ function(kubeon_controller_link_extras)
     target_link_libraries(controller_e2e_test PRIVATE kubeon_controller GTest::gtest GTest::gtest_main)
     target_compile_definitions(controller_e2e_test PRIVATE
       KUBEON_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KUBE_SIM_BINARY="$<TARGET_FILE:kube-sim>"
-      KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>")
-    add_dependencies(controller_e2e_test kube-sim kubeon-gpu)
+      KUBEON_GPU_BINARY="$<TARGET_FILE:kubeon-gpu>"
+      KUBEON_GPU_CRASHPOINT_BINARY="$<TARGET_FILE:kubeon-gpu-crashpoint>")
+    add_dependencies(controller_e2e_test kube-sim kubeon-gpu kubeon-gpu-crashpoint)
     kubeon_register_gtest(controller_e2e_test LABELS long TIMEOUT 300)
     # controller_rbac_test: the controller as the kubeon-gpu ServiceAccount
     # under deploy/'s ClusterRole; the calls it makes equal the grants.

@@ -245,9 +245,6 @@ StatusCode ApiError::Code() const {
   if (reason == "Invalid" || reason == "BadRequest") return StatusCode::kInvalid;
   if (reason == "Gone" || reason == "Expired") return StatusCode::kExpired;
   if (reason == "RequestEntityTooLarge") return StatusCode::kTooLarge;
-  if (reason == "TooManyRequests") {
-    return resource == "pods/eviction" ? StatusCode::kDisruptionBudget : StatusCode::kThrottled;
-  }
   if (reason == "ServiceUnavailable" || reason == "InternalError" || reason == "Timeout" || reason == "ServerTimeout") {
     return StatusCode::kUnavailable;
   }
@@ -685,16 +682,22 @@ ApiResult<EvictionResult> KubeClient::Evict(const std::string& namespace_, const
   ApiError e = call.FromResponse(r, sent.attempts);
   if (r.status == 429) {
     // The budget's own words are in details.causes (reason DisruptionBudget).
+    // API Priority and Fairness answers 429 too, with a Retry-After and no
+    // such cause: that one is throttling, to be retried when the server says.
     json body = json::parse(r.body, nullptr, false);
     std::string message = e.message;
+    bool budget = false;
     if (body.is_object() && body.contains("details") && body["details"].is_object() &&
         body["details"].contains("causes") && body["details"]["causes"].is_array()) {
       for (const auto& cause : body["details"]["causes"]) {
         if (StringField(cause, "reason") == "DisruptionBudget") {
           message += " (" + StringField(cause, "message") + ")";
+          budget = true;
         }
       }
     }
+    const milliseconds retry_after = RetryAfter(r);
+    if (!budget && retry_after.count() > 0) return EvictionResult{EvictionOutcome::kThrottled, message, retry_after};
     return EvictionResult{EvictionOutcome::kBlocked, message};
   }
   if (r.status == 404) return EvictionResult{EvictionOutcome::kPodNotFound, e.message};

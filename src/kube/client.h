@@ -185,13 +185,16 @@ enum class PatchType { kMerge, kStrategicMerge, kJson };
 
 enum class EvictionOutcome {
   kEvicted,      // the API accepted the eviction
-  kBlocked,      // 429: a PodDisruptionBudget (or the API) refuses for now; wait and retry
+  kBlocked,      // 429: a PodDisruptionBudget refuses for now; wait and retry
+  kThrottled,    // 429 with Retry-After and no DisruptionBudget cause: API Priority
+                 // and Fairness; retry after retry_after
   kPodNotFound,  // 404: the pod is already gone
 };
 
 struct EvictionResult {
   EvictionOutcome outcome = EvictionOutcome::kEvicted;
-  std::string message;  // for kBlocked / kPodNotFound: the API's Status.message
+  std::string message;  // for kBlocked / kThrottled / kPodNotFound: the API's Status.message
+  std::chrono::milliseconds retry_after{0};  // kThrottled: the server's Retry-After
 };
 
 struct EvictOptions {

@@ -380,6 +380,30 @@ TEST_F(ClientTest, EvictionBlockedByDisruptionBudgetIsADistinctResult) {
   EXPECT_EQ(gone->message, "pods \"gone\" not found");
 }
 
+// API Priority and Fairness rejects with 429 too, with a Retry-After and no
+// DisruptionBudget cause: throttling, not a PDB, and the wait is the server's.
+TEST_F(ClientTest, EvictionThrottledByPriorityAndFairnessCarriesRetryAfter) {
+  server_->http().Post("/api/v1/namespaces/ml/pods/(.*)/eviction", [&](const httplib::Request& req,
+                                                                        httplib::Response& res) {
+    if (req.matches[1] == "budget") {  // a PDB refusal that also names a Retry-After stays a PDB refusal
+      json s = StatusBody(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.");
+      s["details"] = {{"causes", {{{"reason", "DisruptionBudget"}, {"message", "needs 2"}}}}};
+      res.set_header("Retry-After", "10");
+      return Reply(res, 429, s);
+    }
+    res.set_header("Retry-After", "3");
+    Reply(res, 429, StatusBody(429, "TooManyRequests", "Too many requests, please try again later."));
+  });
+  auto client = Connect();
+  auto throttled = client->Evict("ml", "train-0");
+  ASSERT_TRUE(throttled.ok()) << throttled.error().ToString();
+  EXPECT_EQ(throttled->outcome, EvictionOutcome::kThrottled);
+  EXPECT_EQ(throttled->retry_after, std::chrono::seconds(3));
+  auto budget = client->Evict("ml", "budget");
+  ASSERT_TRUE(budget.ok()) << budget.error().ToString();
+  EXPECT_EQ(budget->outcome, EvictionOutcome::kBlocked);
+}
+
 TEST_F(ClientTest, NodePatchesAndPatchTypes) {
   std::vector<std::pair<std::string, std::string>> seen;  // content type, body
   server_->http().Patch("/api/v1/nodes/gpu-1", [&](const httplib::Request& req, httplib::Response& res) {

@@ -43,6 +43,7 @@ enum class StatusCode {
   kExpired,           // 410 Gone: an expired resourceVersion or watch
   kAborted,           // the caller stopped the operation (an update function, a deadline)
   kTooLarge,          // a response or file over a cap
+  kUnsupported,       // written by a newer version of this program (a record's version)
   kInternal,          // this program's own invariant broken
 };
 
@@ -89,6 +90,7 @@ inline const char* StatusCodeName(StatusCode code) {
     case StatusCode::kExpired: return "Expired";
     case StatusCode::kAborted: return "Aborted";
     case StatusCode::kTooLarge: return "TooLarge";
+    case StatusCode::kUnsupported: return "Unsupported";
     case StatusCode::kInternal: return "Internal";
   }
   return "Unknown";

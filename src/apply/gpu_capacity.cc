@@ -1,0 +1,95 @@
+#include "apply/gpu_capacity.h"
+
+#include <algorithm>
+
+#include "apply/object_fields.h"
+#include "model/cluster.h"
+
+namespace kubeon::apply {
+
+using json = nlohmann::json;
+
+int64_t GpuLedger::Free(const std::string& node, const std::string& resource) const {
+  auto n = nodes.find(node);
+  if (n == nodes.end()) return 0;
+  auto a = n->second.allocatable.find(resource);
+  auto r = n->second.requested.find(resource);
+  return (a == n->second.allocatable.end() ? 0 : a->second) - (r == n->second.requested.end() ? 0 : r->second);
+}
+
+GpuLedger LedgerOf(const json& nodes, const json& pods) {
+  GpuLedger out;
+  for (const auto& n : nodes) {
+    GpuLedger::Node& node = out.nodes[OptStr(n.value("metadata", json::object()), "name").value_or("")];
+    const json unschedulable = n.value("/spec/unschedulable"_json_pointer, json(false));
+    node.schedulable = !(unschedulable.is_boolean() && unschedulable.get<bool>());
+    const json alloc = n.value("/status/allocatable"_json_pointer, json::object());
+    if (!alloc.is_object()) continue;
+    for (auto it = alloc.begin(); it != alloc.end(); ++it) {
+      if (IsGpuResource(it.key())) node.allocatable[it.key()] = Quantity(*it);
+    }
+  }
+  for (const auto& p : pods) {
+    if (IsTerminal(p)) continue;
+    const std::string node = OptStr(p.value("spec", json::object()), "nodeName").value_or("");
+    for (const auto& [r, v] : PodGpuRequests(p)) {
+      if (node.empty()) {
+        out.pending[r] += v;
+      } else {
+        out.nodes[node].requested[r] += v;
+      }
+    }
+  }
+  return out;
+}
+
+Result<GpuLedger> ReadGpuLedger(kube::KubeClient& client) {
+  auto nodes = client.List("/api/v1/nodes");
+  if (!nodes.ok()) return nodes.status();
+  auto pods = client.List("/api/v1/pods");
+  if (!pods.ok()) return pods.status();
+  return LedgerOf(nodes->items, pods->items);
+}
+
+Status CheckNeeds(const GpuLedger& ledger, const std::vector<plan::CapacityNeed>& needs) {
+  for (const auto& need : needs) {
+    int64_t have = 0;
+    for (const auto& [node, _] : ledger.nodes) {
+      if (!need.nodes.empty() && std::find(need.nodes.begin(), need.nodes.end(), node) == need.nodes.end()) continue;
+      have += std::max<int64_t>(0, ledger.Free(node, need.resource));
+    }
+    if (have < need.count) {
+      return Status::Error("capacity changed since the plan: the step needs " + std::to_string(need.count) + " free " +
+                               need.resource + " (" + need.why + "), the cluster has " + std::to_string(have),
+                           StatusCode::kUnavailable);
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckWholeGpusForRevert(const GpuLedger& ledger, const std::set<std::string>& reverted, int64_t owners_need,
+                               int64_t coming, const std::string& id) {
+  int64_t needed = owners_need;
+  auto pending = ledger.pending.find(model::kGpuResource);
+  if (pending != ledger.pending.end()) needed += pending->second;  // Pending for whole GPUs: competes for them
+  int64_t free = 0;
+  for (const auto& [name, node] : ledger.nodes) {
+    auto used = node.requested.find(model::kGpuResource);
+    const int64_t in_use = used == node.requested.end() ? 0 : used->second;
+    if (reverted.count(name)) {
+      needed += in_use;
+      continue;
+    }
+    if (!node.schedulable) continue;
+    free += std::max<int64_t>(0, ledger.Free(name, model::kGpuResource));
+  }
+  if (free + coming < needed) {
+    return Status::Error("cannot revert change " + id + ": the workloads need " + std::to_string(needed) +
+                             " whole GPUs, the cluster would have " + std::to_string(free + coming) + " (" +
+                             std::to_string(needed - free - coming) + " missing); nothing changed",
+                         StatusCode::kUnavailable);
+  }
+  return Status::Ok();
+}
+
+}  // namespace kubeon::apply

@@ -1,0 +1,56 @@
+// GPU capacity as the executor sees it on the live cluster, one accounting
+// for the step's check and the revert's: per node, what it advertises
+// (status.allocatable of nvidia.com/gpu, nvidia.com/gpu.shared and
+// nvidia.com/mig-*) and what its bound, non-terminal pods request; and what
+// unbound (Pending) pods request.
+//
+//  - CheckNeeds: every plan::CapacityNeed holds, counting only nodes with
+//    free units of the resource (among need.nodes when it names any).
+//    kUnavailable "capacity changed since the plan: ..." otherwise; the step
+//    then writes nothing.
+//  - CheckWholeGpusForRevert: after a revert, the owners' pods, the
+//    whole-GPU pods on the reverted nodes (evicted, they come back) and the
+//    pods Pending for whole GPUs fit in the whole GPUs free on the other
+//    schedulable nodes plus those the reverted nodes offer again.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kube/client.h"
+#include "plan/plan.h"
+
+namespace kubeon::apply {
+
+struct GpuLedger {
+  struct Node {
+    bool schedulable = true;
+    std::map<std::string, int64_t> allocatable;  // GPU resources only
+    std::map<std::string, int64_t> requested;    // by its bound, non-terminal pods
+  };
+  std::map<std::string, Node> nodes;
+  std::map<std::string, int64_t> pending;  // resource -> requested by unbound, non-terminal pods
+
+  // Allocatable minus requested (negative when over-committed).
+  int64_t Free(const std::string& node, const std::string& resource) const;
+};
+
+// From NodeList and PodList items (pure).
+GpuLedger LedgerOf(const nlohmann::json& nodes, const nlohmann::json& pods);
+// Lists nodes and pods.
+Result<GpuLedger> ReadGpuLedger(kube::KubeClient& client);
+
+Status CheckNeeds(const GpuLedger& ledger, const std::vector<plan::CapacityNeed>& needs);
+
+// `reverted`: the nodes the revert reconfigures; `owners_need`: whole GPUs
+// the owners' pods request once back; `coming`: whole GPUs the reverted
+// nodes offer once back.  The error (kUnavailable) says how many are missing.
+Status CheckWholeGpusForRevert(const GpuLedger& ledger, const std::set<std::string>& reverted, int64_t owners_need,
+                               int64_t coming, const std::string& id);
+
+}  // namespace kubeon::apply

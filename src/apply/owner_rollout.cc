@@ -1,0 +1,132 @@
+#include "apply/owner_rollout.h"
+
+#include <algorithm>
+
+#include "apply/eviction.h"
+#include "apply/object_fields.h"
+#include "apply/step_wait.h"
+
+namespace kubeon::apply {
+namespace {
+
+using json = nlohmann::json;
+
+int64_t IntAt(const json& obj, const json::json_pointer& p, int64_t fallback) {
+  const json v = obj.value(p, json(fallback));
+  return v.is_number_integer() ? v.get<int64_t>() : fallback;
+}
+
+// OnDelete StatefulSet: evicts the first pod not at the update revision;
+// true when none is left.
+Result<bool> MoveOnDeletePods(StepJournal& j, const json& sts, const std::string& ns, const std::string& update,
+                              Clock::TimePoint until) {
+  kube::ListOptions lo;
+  std::string sel;
+  const json match = sts.value("/spec/selector/matchLabels"_json_pointer, json::object());
+  for (auto& [k, v] : match.items()) {
+    if (v.is_string()) sel += (sel.empty() ? "" : ",") + k + "=" + v.get<std::string>();
+  }
+  lo.label_selector = sel;
+  auto pods = j.client().List("/api/v1/namespaces/" + ns + "/pods", lo);
+  if (!pods.ok()) return pods.status();
+  for (const auto& p : pods->items) {
+    if (OptStr(Labels(p), "controller-revision-hash") == update) continue;
+    if (p["metadata"].contains("deletionTimestamp")) return false;
+    Status s = EvictAndWait(j, p, until);
+    if (!s.ok()) return s;
+    return false;  // one pod at a time: wait for its replacement
+  }
+  return true;
+}
+
+}  // namespace
+
+Status PatchOwner(StepJournal& j, const OwnerGoal& g) {
+  const std::string path = OwnerPath(g.kind, g.namespace_, g.name);
+  auto cur = j.client().Get(path);
+  if (!cur.ok()) return cur.status();
+  if (!g.gitops.empty() && !j.options().patch_gitops_owners) {
+    const std::string line = g.Display() + " (managed by " + g.gitops + "): not patched; apply in its repository: " +
+                             (g.patch ? g.patch->dump() : json{{"spec", {{"template", *g.template_}}}}.dump());
+    j.outcome().gitops_patches.push_back(line);
+    j.Progress(line);
+    return j.Log("patch-owner", "skipped", line);
+  }
+  auto& owners = j.run().owners;
+  auto it = std::find_if(owners.rbegin(), owners.rend(),
+                         [&](const OwnerUndo& o) { return o.Is(g.kind, g.namespace_, g.name); });
+  size_t at = 0;
+  if (it == owners.rend()) {
+    OwnerUndo o;
+    o.kind = g.kind;
+    o.namespace_ = g.namespace_;
+    o.name = g.name;
+    const json before = cur->value("/spec/template"_json_pointer, json::object());
+    o.template_before = before.is_object() ? before : json::object();
+    o.annotation_before = OptStr(Annotations(*cur), kChangeAnnotation);
+    owners.push_back(std::move(o));
+    at = owners.size() - 1;
+  } else {
+    at = static_cast<size_t>(std::distance(it, owners.rend())) - 1;
+  }
+  owners[at].intent = true;
+  Status s = j.Intent("patch-owner", "patch " + g.Display() + (g.patch ? ": " + g.patch->dump() : ": template restored"));
+  if (!s.ok()) return s;
+  auto r = j.client().UpdateWithRetry(path, [&](json& obj) -> Status {
+    if (g.patch) {
+      StrategicMerge(obj, *g.patch);
+    } else {
+      obj["spec"]["template"] = *g.template_;
+    }
+    if (g.add_toleration) {
+      json& tol = obj["spec"]["template"]["spec"]["tolerations"];
+      if (!tol.is_array()) tol = json::array();
+      if (std::find(tol.begin(), tol.end(), StepToleration()) == tol.end()) tol.push_back(StepToleration());
+    }
+    json& ann = obj["metadata"]["annotations"];
+    if (!ann.is_object()) ann = json::object();
+    if (g.change) {
+      ann[kChangeAnnotation] = *g.change;
+    } else {
+      ann.erase(kChangeAnnotation);
+    }
+    return Status::Ok();
+  });
+  if (!r.ok()) return r.status();
+  const json after = r->value("/spec/template"_json_pointer, json::object());
+  owners[at].template_after = after.is_object() ? after : json::object();
+  owners[at].patched = true;
+  s = j.Wrote("patch-owner", g.Display() + " patched");
+  if (!s.ok()) return s;
+  return j.Save();
+}
+
+Status WaitRollout(StepJournal& j, const std::string& kind, const std::string& ns, const std::string& name) {
+  const std::string path = OwnerPath(kind, ns, name);
+  const std::string what = "the rollout of " + kind + " " + ns + "/" + name;
+  j.Progress("waiting for " + what);
+  const auto until = j.ctx().clock.Now() + j.options().rollout_deadline;
+  return Poll(j, what, j.options().rollout_deadline, [&]() -> Result<bool> {
+    auto obj = j.client().Get(path);
+    if (!obj.ok()) return obj.status();
+    const json& o = *obj;
+    const int64_t gen = IntAt(o, "/metadata/generation"_json_pointer, 0);
+    const int64_t observed = IntAt(o, "/status/observedGeneration"_json_pointer, 0);
+    const int64_t want = IntAt(o, "/spec/replicas"_json_pointer, 1);
+    if (observed < gen) return false;
+    auto status = [&](const char* field) { return IntAt(o, json::json_pointer(std::string("/status/") + field), 0); };
+    if (kind == "StatefulSet") {
+      const std::string update = OptStr(o.value("status", json::object()), "updateRevision").value_or("");
+      if (OptStr(o.value("/spec/updateStrategy"_json_pointer, json::object()), "type") == "OnDelete" &&
+          !update.empty()) {
+        auto moved = MoveOnDeletePods(j, o, ns, update, until);
+        if (!moved.ok() || !*moved) return moved;
+      }
+      return status("updatedReplicas") == want && status("readyReplicas") == want && status("replicas") == want;
+    }
+    return status("updatedReplicas") == want && status("replicas") == want && status("availableReplicas") == want &&
+           status("readyReplicas") == want;
+  });
+}
+
+}  // namespace kubeon::apply

@@ -1,0 +1,28 @@
+// Moving a step's owners (Deployments, StatefulSets) onto their new slices,
+// or back:
+//
+//  - PatchOwner: records the owner's template and change annotation from
+//    before (once per run), then applies the goal in one read-modify-PUT:
+//    the plan's strategic merge patch (forward) or the whole template from
+//    before (back), the step taint's toleration when asked, and the
+//    gpu.kubeon.io/change annotation.  The template after is recorded for
+//    the revert's drift check.  A GitOps-managed owner is not patched unless
+//    StepOptions::patch_gitops_owners: its patch is printed, logged as
+//    skipped and returned in StepOutcome::gitops_patches.
+//  - WaitRollout: until observedGeneration catches up and the updated,
+//    ready, available (Deployment) replicas equal spec.replicas, within
+//    rollout_deadline.  A StatefulSet with updateStrategy OnDelete is moved
+//    pod by pod through the Eviction API (eviction.h).
+#pragma once
+
+#include <string>
+
+#include "apply/step_goal.h"
+#include "apply/step_journal.h"
+
+namespace kubeon::apply {
+
+Status PatchOwner(StepJournal& j, const OwnerGoal& g);
+Status WaitRollout(StepJournal& j, const std::string& kind, const std::string& ns, const std::string& name);
+
+}  // namespace kubeon::apply

@@ -1,0 +1,85 @@
+#include "apply/revert.h"
+
+#include <set>
+
+#include "apply/gpu_capacity.h"
+#include "apply/object_fields.h"
+#include "apply/operator_config.h"
+#include "model/cluster.h"
+
+namespace kubeon::apply {
+namespace {
+
+using json = nlohmann::json;
+
+json LabelJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+// The whole GPUs a node offers once back under `target` (its prior MIG
+// config), from the ConfigMap; its GPU count when that cannot be told.
+int64_t WholeGpusUnder(StepJournal& j, const std::optional<std::string>& target, int64_t gpus) {
+  if (!target || *target == kAllDisabled) return gpus;
+  const StepArtifacts& a = j.ctx().artifacts;
+  auto cm = j.client().Get("/api/v1/namespaces/" + a.operator_namespace + "/configmaps/" + a.mig_configmap);
+  if (!cm.ok()) return gpus;
+  auto exp = ExpectedMigResources(cm->value("/data/config.yaml"_json_pointer, std::string()), *target,
+                                  static_cast<int>(gpus));
+  return exp.ok() ? (*exp)[model::kGpuResource] : gpus;
+}
+
+}  // namespace
+
+Result<Goal> RevertGoal(StepJournal& j) {
+  const std::string& id = j.id();
+  const RunRecord step = j.record().step.value_or(RunRecord{});
+  Goal goal;
+  int64_t owners_need = 0, coming = 0;
+  std::set<std::string> nodes;
+  for (const auto& [node, undo] : step.nodes) {
+    nodes.insert(node);
+    auto cur = j.client().Get(NodePath(node));
+    if (!cur.ok()) return cur.status();
+    NodeGoal ng{node, {}};
+    const json labels = Labels(*cur);
+    for (const auto& [label, set] : undo.labels_set) {
+      const json have = labels.contains(label) ? labels[label] : json(nullptr);
+      if (have != LabelJson(set)) {
+        return Status::Error("field metadata.labels[\"" + label + "\"] of node " + node + " was changed since change " +
+                                 id + ": expected " + LabelJson(set).dump() + ", found " + have.dump() +
+                                 "; nothing changed",
+                             StatusCode::kConflict);
+      }
+      ng.labels[label] = PriorTarget(label, undo);
+    }
+    auto mig = ng.labels.find(kMigConfigLabel);
+    coming += WholeGpusUnder(j, mig == ng.labels.end() ? std::nullopt : mig->second, undo.gpu_count);
+    goal.nodes.push_back(ng);
+  }
+  for (const auto& o : step.owners) {
+    if (!o.patched) continue;
+    auto cur = j.client().Get(OwnerPath(o.kind, o.namespace_, o.name));
+    if (!cur.ok()) return cur.status();
+    const std::string drift = FirstDrift(o.template_before, o.template_after.value_or(json::object()),
+                                         cur->value("/spec/template"_json_pointer, json::object()));
+    if (!drift.empty()) {
+      return Status::Error("field spec.template" + drift + " of " + o.Display() + " was changed since change " + id +
+                               " (" + drift.substr(drift.find(':') + 2) + "); nothing changed",
+                           StatusCode::kConflict);
+    }
+    // Whole GPUs its pods need once back.
+    json pod = json::object();
+    pod["spec"] = o.template_before.value("spec", json::object());
+    auto req = PodGpuRequests(pod);
+    const json replicas = cur->value("/spec/replicas"_json_pointer, json(1));
+    owners_need += (replicas.is_number_integer() ? replicas.get<int64_t>() : 1) *
+                   (req.count(model::kGpuResource) ? req[model::kGpuResource] : 0);
+    goal.owners.push_back(RestoreGoal(o));
+  }
+  auto ledger = ReadGpuLedger(j.client());
+  if (!ledger.ok()) return ledger.status();
+  if (Status s = CheckWholeGpusForRevert(*ledger, nodes, owners_need, coming, id); !s.ok()) return s;
+  goal.owners_first = true;
+  goal.reserve = false;
+  return goal;
+}
+
+}  // namespace kubeon::apply

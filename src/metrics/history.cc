@@ -393,12 +393,40 @@ std::vector<std::string> HistoryWarnings(const History& history) {
 }
 
 WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percentile) {
+  return Aggregate(pods.data(), pods.size(), percentile);
+}
+
+WorkloadUsage Aggregate(const PodUsage* const* pods, size_t count, double percentile) {
   WorkloadUsage out;
+  if (count == 1) {
+    // One pod (most workloads at cluster scale): its own figures, the same as
+    // the merge below gives, without the merged copies.
+    const PodUsage& pod = *pods[0];
+    if (pod.peak_memory_mib >= 0) {
+      out.has_memory = true;
+      out.peak_memory_mib = pod.peak_memory_mib;
+    }
+    const ComputeHistogram* compute = pod.compute.count() > 0    ? &pod.compute
+                                      : pod.gpu_util.count() > 0 ? &pod.gpu_util
+                                                                 : nullptr;
+    if (compute != nullptr) {
+      out.has_compute = true;
+      out.peak_compute = compute->Quantile(percentile);
+      out.compute_metric = compute == &pod.compute ? kGrEngineActiveMetric : kGpuUtilMetric;
+    }
+    const int64_t covered = pod.covered_ms();
+    out.history_hours = covered > 0 ? static_cast<double>(covered) / 3.6e6 : 0;
+    out.samples = pod.samples;
+    out.bad_samples = pod.bad_samples;
+    out.mig_profile = pod.mig_profile;
+    return out;
+  }
   bool any_gr = false;
   bool any_util = false;
   SampleCoverage coverage;
   std::set<std::string> profiles;
-  for (const PodUsage* pod : pods) {
+  for (size_t i = 0; i < count; ++i) {
+    const PodUsage* pod = pods[i];
     if (pod->peak_memory_mib >= 0) {
       out.has_memory = true;
       out.peak_memory_mib = std::max(out.peak_memory_mib, pod->peak_memory_mib);
@@ -413,7 +441,7 @@ WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percent
   }
   if (any_gr || any_util) {
     ComputeHistogram merged;
-    for (const PodUsage* pod : pods) merged.Merge(any_gr ? pod->compute : pod->gpu_util);
+    for (size_t i = 0; i < count; ++i) merged.Merge(any_gr ? pods[i]->compute : pods[i]->gpu_util);
     out.has_compute = true;
     out.peak_compute = merged.Quantile(percentile);
     out.compute_metric = any_gr ? kGrEngineActiveMetric : kGpuUtilMetric;

@@ -233,5 +233,7 @@ struct WorkloadUsage {
 // (1/400) above the exact percentile.
 // REQUIRES: 0 <= percentile <= 1; no null pointers in pods.
 WorkloadUsage Aggregate(const std::vector<const PodUsage*>& pods, double percentile);
+// The same over `count` pods at `pods` (a caller's slice of a longer array).
+WorkloadUsage Aggregate(const PodUsage* const* pods, size_t count, double percentile);
 
 }  // namespace kubeon::metrics

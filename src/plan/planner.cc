@@ -75,6 +75,12 @@ std::string Hours(double h) {
   return buf;
 }
 
+// Inserts s into the sorted, duplicate-free vector v (a set of a few entries).
+void InsertSorted(std::vector<std::string>* v, std::string s) {
+  auto it = std::lower_bound(v->begin(), v->end(), s);
+  if (it == v->end() || *it != s) v->insert(it, std::move(s));
+}
+
 class Planner {
  public:
   Planner(const model::Cluster& cluster, const metrics::History& history, const policy::GpuPolicy& policy,
@@ -163,8 +169,9 @@ class Planner {
   // ---- 2. workloads ---------------------------------------------------------
   void GroupWorkloads() {
     // Looked up only: works_ keeps the order of the workloads' first pods.
-    std::unordered_map<model::WorkloadRef, size_t, model::WorkloadRefHash> index;
+    std::unordered_map<model::WorkloadRef, size_t, model::WorkloadRefHash>& index = work_index_;
     index.reserve(cluster_.pods.size());
+    works_.reserve(cluster_.pods.size());
     work_of_pod_.assign(cluster_.pods.size(), -1);
     node_of_pod_.assign(cluster_.pods.size(), -1);
     for (size_t i = 0; i < cluster_.pods.size(); ++i) {
@@ -213,14 +220,39 @@ class Planner {
   }
 
   void DecideWorkloads() {
-    const UsageJoin join = JoinUsage(cluster_, history_);
+    const PodUsageJoin join = JoinUsageByPod(cluster_, history_);
     if (join.unmapped_pods > 0) {
       plan_.warnings.push_back(std::to_string(join.unmapped_pods) +
                                " pods in the history match no workload in the snapshot (deleted workloads?)");
     }
+    // Each work's history pods, in the history's order, as one array sliced
+    // per work (usage_begin[wi] .. usage_begin[wi + 1]).
+    std::vector<int> work_of_entry(join.pods.size(), -1);
+    std::vector<size_t> usage_begin(works_.size() + 1, 0);
+    for (size_t e = 0; e < join.pods.size(); ++e) {
+      const PodUsageJoin::Entry& entry = join.pods[e];
+      int wi = entry.pod >= 0 ? work_of_pod_[entry.pod] : -1;
+      if (wi < 0) {
+        // A pod out of scope or gone: its workload's other pods may be in scope.
+        auto it = work_index_.find(*entry.workload);
+        if (it == work_index_.end()) continue;
+        wi = static_cast<int>(it->second);
+      }
+      work_of_entry[e] = wi;
+      ++usage_begin[wi + 1];
+    }
+    for (size_t wi = 0; wi < works_.size(); ++wi) usage_begin[wi + 1] += usage_begin[wi];
+    std::vector<const metrics::PodUsage*> usages(usage_begin.back());
+    {
+      std::vector<size_t> next(usage_begin.begin(), usage_begin.end() - 1);
+      for (size_t e = 0; e < join.pods.size(); ++e) {
+        if (work_of_entry[e] >= 0) usages[next[work_of_entry[e]]++] = join.pods[e].usage;
+      }
+    }
     for (auto& w : works_) {
+      const size_t wi = static_cast<size_t>(&w - works_.data());
       const model::Pod& first = cluster_.pods[w.pods.front()];
-      std::set<std::string> models;
+      std::vector<std::string> models;  // sorted, distinct
       int64_t max_gpus = 0;
       std::string slices_held;
       std::string off_target;
@@ -230,24 +262,25 @@ class Planner {
         for (const auto& [res, qty] : p.gpu_slices) slices_held = res;
         const NodeState& n = nodes_[node_of_pod_[pi]];
         if (n.model == nullptr) {
-          models.insert("unknown GPU \"" + n.node->gpu_product + "\"");
-        } else if (models.empty() || *models.rbegin() != n.model->id) {
-          models.insert(n.model->id);
+          InsertSorted(&models, "unknown GPU \"" + n.node->gpu_product + "\"");
+        } else if (models.empty() || models.back() != n.model->id) {
+          InsertSorted(&models, n.model->id);
         }
         if (!n.target && off_target.empty()) off_target = "pod " + p.name + " runs on node " + n.node->name + ", " + n.not_target;
       }
       w.d.gpus_per_pod = max_gpus;
       w.d.gpu_model = models.size() == 1 ? *models.begin() : "";
       const bool candidate = Precheck(w, first, slices_held, off_target, models);
-      auto usage = join.by_workload.find(w.d.ref);
-      if (usage != join.by_workload.end()) {
-        const metrics::WorkloadUsage u = metrics::Aggregate(usage->second, options_.compute_percentile);
+      const size_t history_pods = usage_begin[wi + 1] - usage_begin[wi];
+      if (history_pods > 0) {
+        const metrics::WorkloadUsage u =
+            metrics::Aggregate(usages.data() + usage_begin[wi], history_pods, options_.compute_percentile);
         if (u.has_memory) w.d.peak_memory_mib = u.peak_memory_mib;
         if (u.has_compute) w.d.peak_compute = u.peak_compute;
         w.d.compute_metric = u.compute_metric;
         w.d.history_hours = u.history_hours;
         w.d.samples = u.samples;
-        if (candidate) Size(w, u, usage->second.size());
+        if (candidate) Size(w, u, history_pods);
       } else if (candidate) {
         Unchanged(w, "no DCGM history for its pods (no series with namespace/pod " + first.namespace_ + "/" +
                          first.name + " or its owner's other pods)");
@@ -258,7 +291,7 @@ class Planner {
   // Checks that do not need history.  Returns true when the workload is still
   // a candidate; otherwise it has been marked unchanged.
   bool Precheck(WorkState& w, const model::Pod& first, const std::string& slices_held, const std::string& off_target,
-                const std::set<std::string>& models) {
+                const std::vector<std::string>& models) {
     if (auto ex = options_.excluded_workloads.find(w.d.ref); ex != options_.excluded_workloads.end()) {
       Unchanged(w, ex->second);
       return false;

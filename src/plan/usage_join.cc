@@ -35,41 +35,54 @@ bool AllDigits(std::string_view s) {
 
 }  // namespace
 
-UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& history) {
+PodUsageJoin JoinUsageByPod(const model::Cluster& cluster, const metrics::History& history) {
   // Hash maps of views: no key is copied (60,000 pods: the ordered maps of
   // copied strings cost more than the rest of the join).
-  ByName by_pod, by_replicaset, by_statefulset;
+  std::unordered_map<NsName, int, NsNameHash> by_pod;
   by_pod.reserve(cluster.pods.size());
-  std::vector<model::WorkloadRef> controller_refs;  // ReplicaSets' workloads, owned here
-  controller_refs.reserve(cluster.controllers.size());
-  for (const auto& pod : cluster.pods) {
-    by_pod[{pod.namespace_, pod.name}] = &pod.workload;
-    if (pod.controller && pod.controller->kind == "ReplicaSet") {
-      by_replicaset[{pod.namespace_, pod.controller->name}] = &pod.workload;
-    }
-    if (pod.controller && pod.controller->kind == "StatefulSet") {
-      by_statefulset[{pod.namespace_, pod.controller->name}] = &pod.workload;
-    }
+  for (size_t i = 0; i < cluster.pods.size(); ++i) {
+    const model::Pod& pod = cluster.pods[i];
+    by_pod[{pod.namespace_, pod.name}] = static_cast<int>(i);
   }
-  for (const auto& c : cluster.controllers) {
-    if (c.kind == "ReplicaSet") {
-      if (by_replicaset.count({c.namespace_, c.name})) continue;  // a live pod's owner chain wins
-      controller_refs.push_back(c.owner ? model::WorkloadRef{c.namespace_, c.owner->kind, c.owner->name}
-                                        : model::WorkloadRef{c.namespace_, "ReplicaSet", c.name});
-      by_replicaset.emplace(NsName{c.namespace_, c.name}, &controller_refs.back());
-    } else if (c.kind == "StatefulSet") {
-      if (by_statefulset.count({c.namespace_, c.name})) continue;
-      controller_refs.push_back(model::WorkloadRef{c.namespace_, "StatefulSet", c.name});
-      by_statefulset.emplace(NsName{c.namespace_, c.name}, &controller_refs.back());
+  PodUsageJoin out;
+  // The name indexes only serve history pods that are not live: built on the
+  // first of them (a history of live pods needs neither).
+  ByName by_replicaset, by_statefulset;
+  bool by_name_built = false;
+  const auto build_by_name = [&] {
+    by_name_built = true;
+    for (const auto& pod : cluster.pods) {
+      if (pod.controller && pod.controller->kind == "ReplicaSet") {
+        by_replicaset[{pod.namespace_, pod.controller->name}] = &pod.workload;
+      }
+      if (pod.controller && pod.controller->kind == "StatefulSet") {
+        by_statefulset[{pod.namespace_, pod.controller->name}] = &pod.workload;
+      }
     }
-  }
+    out.controller_refs.reserve(cluster.controllers.size());  // never reallocated: pointers into it stay
+    for (const auto& c : cluster.controllers) {
+      if (c.kind == "ReplicaSet") {
+        if (by_replicaset.count({c.namespace_, c.name})) continue;  // a live pod's owner chain wins
+        out.controller_refs.push_back(c.owner ? model::WorkloadRef{c.namespace_, c.owner->kind, c.owner->name}
+                                              : model::WorkloadRef{c.namespace_, "ReplicaSet", c.name});
+        by_replicaset.emplace(NsName{c.namespace_, c.name}, &out.controller_refs.back());
+      } else if (c.kind == "StatefulSet") {
+        if (by_statefulset.count({c.namespace_, c.name})) continue;
+        out.controller_refs.push_back(model::WorkloadRef{c.namespace_, "StatefulSet", c.name});
+        by_statefulset.emplace(NsName{c.namespace_, c.name}, &out.controller_refs.back());
+      }
+    }
+  };
 
-  UsageJoin out;
+  out.pods.reserve(history.pods.size());
   for (const auto& [key, usage] : history.pods) {
-    const model::WorkloadRef* w = nullptr;
     if (auto it = by_pod.find({key.namespace_, key.pod}); it != by_pod.end()) {
-      w = it->second;
-    } else if (auto dash = key.pod.rfind('-'); dash != std::string::npos) {
+      out.pods.push_back({&usage, it->second, &cluster.pods[it->second].workload});
+      continue;
+    }
+    const model::WorkloadRef* w = nullptr;
+    if (auto dash = key.pod.rfind('-'); dash != std::string::npos) {
+      if (!by_name_built) build_by_name();
       const std::string_view pod(key.pod);
       const std::string_view prefix = pod.substr(0, dash);
       if (auto rs = by_replicaset.find({key.namespace_, prefix}); rs != by_replicaset.end()) {
@@ -82,8 +95,16 @@ UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& histo
       ++out.unmapped_pods;
       continue;
     }
-    out.by_workload[*w].push_back(&usage);
+    out.pods.push_back({&usage, -1, w});
   }
+  return out;
+}
+
+UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& history) {
+  const PodUsageJoin by_pod = JoinUsageByPod(cluster, history);
+  UsageJoin out;
+  out.unmapped_pods = by_pod.unmapped_pods;
+  for (const PodUsageJoin::Entry& e : by_pod.pods) out.by_workload[*e.workload].push_back(e.usage);
   return out;
 }
 

@@ -26,4 +26,22 @@ struct UsageJoin {
 // REQUIRES: `history` outlives the result (by_workload points into it).
 UsageJoin JoinUsage(const model::Cluster& cluster, const metrics::History& history);
 
+// The same join, one entry per mapped history pod (in the history's order),
+// for a caller that indexes the snapshot's pods itself: a history pod that is
+// a live pod names it by index, so no workload key is hashed or copied.
+struct PodUsageJoin {
+  struct Entry {
+    const metrics::PodUsage* usage = nullptr;
+    int pod = -1;                                // index into cluster.pods when live, else -1
+    const model::WorkloadRef* workload = nullptr;  // the workload it joins (never null)
+  };
+  std::vector<Entry> pods;
+  size_t unmapped_pods = 0;
+  // Workloads of ReplicaSets known only as objects (Entry::workload may point here).
+  std::vector<model::WorkloadRef> controller_refs;
+};
+
+// REQUIRES: `cluster` and `history` outlive the result.
+PodUsageJoin JoinUsageByPod(const model::Cluster& cluster, const metrics::History& history);
+
 }  // namespace kubeon::plan

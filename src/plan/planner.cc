@@ -47,7 +47,7 @@ struct NodeState {
   std::string price_source;
   // Filled per planning attempt.
   int pinned = 0;
-  std::vector<std::string> pinned_workloads;  // one entry per pinned GPU
+  std::vector<int> pinned_workloads;          // one entry per pinned GPU (index into works_)
   std::vector<int> staying_pods;              // GPU pods that stay (indices into cluster.pods)
   std::vector<int> mig_bins;                  // indices into the pool's bins
   int ts_fill = -1;                           // index into the pool's time-slicing fills
@@ -203,7 +203,10 @@ class Planner {
   struct DecisionFields {
     Decision decision = Decision::kUnchanged;
     std::string slice, reason, isolation;
-    static DecisionFields Of(const WorkloadDecision& d) { return {d.decision, d.slice, d.reason, d.isolation}; }
+    // Takes the fields out of d (which the caller then overwrites).
+    static DecisionFields TakeFrom(WorkloadDecision* d) {
+      return {d->decision, std::move(d->slice), std::move(d->reason), std::move(d->isolation)};
+    }
     void Restore(WorkloadDecision* d) {
       d->decision = decision;
       d->slice = std::move(slice);
@@ -432,13 +435,11 @@ class Planner {
   // staying pod could be disrupted, only to tell what safety costs
   // (summary.safety_cost_*); the safe plan is the one kept.
   void PlanPool(const std::string& pool) {
-    // The pool's workloads as decided, before any revert for lack of room
-    // (RunPool changes a work only through Unchanged: the fields kept here).
+    // The pool's workloads as decided, before any revert for lack of room:
+    // RunPool changes a work only through Unchanged, at most once a run, and
+    // journals the fields it overwrites.
     std::vector<std::pair<size_t, DecisionFields>> decided;
-    for (size_t wi = 0; wi < works_.size(); ++wi) {
-      if (works_[wi].pool == pool) decided.push_back({wi, DecisionFields::Of(works_[wi].d)});
-    }
-    RunPool(pool, policy_.staying_pods);
+    RunPool(pool, policy_.staying_pods, &decided);
     bool vetoed = false;
     for (const auto& n : nodes_) vetoed = vetoed || (n.model && n.model->id == pool && !n.veto.empty());
     if (vetoed && policy_.staying_pods != policy::StayingPods::kAny) {
@@ -446,20 +447,23 @@ class Planner {
       // Keep the safe result aside, plan the same decisions without the
       // restriction, measure, restore.
       std::vector<std::pair<size_t, DecisionFields>> safe_works;
+      safe_works.reserve(decided.size());
       for (auto& [wi, fields] : decided) {
-        safe_works.push_back({wi, DecisionFields::Of(works_[wi].d)});
+        safe_works.push_back({wi, DecisionFields::TakeFrom(&works_[wi].d)});
         fields.Restore(&works_[wi].d);
       }
-      std::vector<std::pair<size_t, NodeState>> safe_nodes;
+      std::vector<std::pair<size_t, NodePlacement>> safe_nodes;
       for (size_t ni = 0; ni < nodes_.size(); ++ni) {
-        if (nodes_[ni].model && nodes_[ni].model->id == pool) safe_nodes.push_back({ni, nodes_[ni]});
+        if (nodes_[ni].model && nodes_[ni].model->id == pool) safe_nodes.push_back({ni, TakePlacement(&nodes_[ni])});
       }
-      PoolResult safe_result = pools_[pool];
-      auto safe_names = mig_names_[pool];
-      RunPool(pool, policy::StayingPods::kAny);
+      PoolResult safe_result = std::move(pools_[pool]);
+      auto safe_names = std::move(mig_names_[pool]);
+      std::vector<std::pair<size_t, DecisionFields>> unsafe_changed;
+      RunPool(pool, policy::StayingPods::kAny, &unsafe_changed);
       const PoolValue unsafe = ValueOf(pool);
+      for (auto& [wi, fields] : unsafe_changed) fields.Restore(&works_[wi].d);
       for (auto& [wi, fields] : safe_works) fields.Restore(&works_[wi].d);
-      for (auto& [ni, n] : safe_nodes) nodes_[ni] = std::move(n);
+      for (auto& [ni, placed] : safe_nodes) PutPlacement(std::move(placed), &nodes_[ni]);
       pools_[pool] = std::move(safe_result);
       mig_names_[pool] = std::move(safe_names);
       if (unsafe.hourly_usd > safe.hourly_usd + 1e-9 || unsafe.gpus_after < safe.gpus_after) {
@@ -478,9 +482,11 @@ class Planner {
   // moving is made unchanged, so that the node state always matches the
   // pool's result (the next pass places nothing).
   static constexpr int kMaxPasses = 64;
-  void RunPool(const std::string& pool, policy::StayingPods allowance) {
+  void RunPool(const std::string& pool, policy::StayingPods allowance,
+               std::vector<std::pair<size_t, DecisionFields>>* changed) {
     const mig::GpuModel* pool_model = catalog_.FindModel(pool);
-    allowance_ = allowance;
+    // One packer for every pass: its layouts and fit checks carry over.
+    std::optional<MigPacker> packer;
     for (int attempt = 0;; ++attempt) {
       PoolResult r;
       std::vector<NodeState*> pool_nodes;
@@ -502,7 +508,7 @@ class Planner {
             const model::Pod& p = cluster_.pods[pi];
             NodeState& n = nodes_[node_of_pod_[pi]];
             if (n.model != pool_model || p.gpus <= 0) continue;
-            for (int64_t g = 0; g < p.gpus; ++g) n.pinned_workloads.push_back(w.d.ref.Display());
+            for (int64_t g = 0; g < p.gpus; ++g) n.pinned_workloads.push_back(static_cast<int>(wi));
             n.pinned += static_cast<int>(p.gpus);
             n.staying_pods.push_back(pi);
           }
@@ -520,16 +526,17 @@ class Planner {
         }
       }
       for (NodeState* n : pool_nodes) n->veto = StayingVeto(*n, allowance);
-      mig_names_[pool].clear();
       if (!r.mig_profiles.empty()) {
-        MigPacker packer(*pool_model);
-        r.mig_bins = packer.Pack(r.mig_profiles);
-        r.mig_lp_bound = packer.last_lp_bound();
-        for (const auto& b : r.mig_bins) mig_names_[pool].push_back(packer.Names(b.counts));
+        if (!packer) packer.emplace(*pool_model);
+        r.mig_bins = packer->Pack(r.mig_profiles);
+        r.mig_lp_bound = packer->last_lp_bound();
       }
       std::string failure;
-      std::set<int> revert = Place(pool, pool_nodes, &r, &failure);
+      std::set<int> revert = Place(pool, pool_nodes, &r, &failure, allowance);
       if (revert.empty()) {
+        std::vector<std::vector<std::string>>& names = mig_names_[pool];
+        names.clear();
+        for (const auto& b : r.mig_bins) names.push_back(packer->Names(b.counts));
         pools_[pool] = std::move(r);
         return;
       }
@@ -543,8 +550,33 @@ class Planner {
                   " passes; its workloads are left as they are";
         plan_.warnings.push_back(failure);
       }
-      for (int wi : revert) Unchanged(works_[wi], failure);
+      for (int wi : revert) {
+        changed->push_back({static_cast<size_t>(wi), DecisionFields::TakeFrom(&works_[wi].d)});
+        Unchanged(works_[wi], failure);
+      }
     }
+  }
+
+  // What a planning pass sets on a node (RunPool resets it on every pass).
+  struct NodePlacement {
+    int pinned = 0;
+    std::vector<int> pinned_workloads;
+    std::vector<int> staying_pods;
+    std::vector<int> mig_bins;
+    int ts_fill = -1;
+    std::string veto;
+  };
+  static NodePlacement TakePlacement(NodeState* n) {
+    return {n->pinned, std::move(n->pinned_workloads), std::move(n->staying_pods), std::move(n->mig_bins), n->ts_fill,
+            std::move(n->veto)};
+  }
+  static void PutPlacement(NodePlacement&& p, NodeState* n) {
+    n->pinned = p.pinned;
+    n->pinned_workloads = std::move(p.pinned_workloads);
+    n->staying_pods = std::move(p.staying_pods);
+    n->mig_bins = std::move(p.mig_bins);
+    n->ts_fill = p.ts_fill;
+    n->veto = std::move(p.veto);
   }
 
   // Why the pods that stay on `n` forbid a MIG mode change there (mig-parted
@@ -661,9 +693,9 @@ class Planner {
   // has both, time-slicing first is tried too, and the order that moves more
   // workloads (then frees more dollars) is kept.
   std::set<int> Place(const std::string& pool, std::vector<NodeState*>& pool_nodes, PoolResult* r,
-                      std::string* failure) {
+                      std::string* failure, policy::StayingPods allowance) {
     candidates_model_ = pool;
-    std::set<int> mig_first = PlaceInOrder(pool, pool_nodes, r, failure, false);
+    std::set<int> mig_first = PlaceInOrder(pool, pool_nodes, r, failure, false, allowance);
     if (mig_first.empty() || r->mig_bins.empty() || r->ts_items.empty()) return mig_first;
     struct Placement {
       std::vector<std::vector<int>> mig_bins;
@@ -688,7 +720,7 @@ class Planner {
     }
     r->ts_fills.clear();
     std::string why_b;
-    std::set<int> ts_first = PlaceInOrder(pool, pool_nodes, r, &why_b, true);
+    std::set<int> ts_first = PlaceInOrder(pool, pool_nodes, r, &why_b, true, allowance);
     Placement b = take(std::move(ts_first), why_b);
     const bool keep_b = b.revert.size() < a.revert.size() ||
                         (b.revert.size() == a.revert.size() && b.value.hourly_usd > a.value.hourly_usd + 1e-9);
@@ -703,7 +735,7 @@ class Planner {
   }
 
   std::set<int> PlaceInOrder(const std::string& pool, std::vector<NodeState*>& pool_nodes, PoolResult* r,
-                             std::string* failure, bool time_slicing_first) {
+                             std::string* failure, bool time_slicing_first, policy::StayingPods allowance) {
     std::vector<NodeState*> empty;
     for (NodeState* n : pool_nodes) {
       if (n->target && n->pinned == 0) empty.push_back(n);
@@ -713,12 +745,12 @@ class Planner {
     if (time_slicing_first) {
       revert = PlaceTimeSliced(empty, r->ts_items, r, failure);
       std::string mig_failure;
-      std::set<int> mig_revert = PlaceMig(pool, pool_nodes, r, &mig_failure);
+      std::set<int> mig_revert = PlaceMig(pool, pool_nodes, r, &mig_failure, allowance);
       if (!mig_revert.empty()) *failure = mig_failure;
       revert.insert(mig_revert.begin(), mig_revert.end());
       return revert;
     }
-    revert = PlaceMig(pool, pool_nodes, r, failure);
+    revert = PlaceMig(pool, pool_nodes, r, failure, allowance);
     if (!revert.empty()) return revert;
     std::vector<NodeState*> ts_nodes;
     for (NodeState* n : empty) {
@@ -729,7 +761,7 @@ class Planner {
 
   // MIG GPUs onto the pool's nodes that may take them and hold no time-sliced pods.
   std::set<int> PlaceMig(const std::string& pool, std::vector<NodeState*>& pool_nodes, PoolResult* r,
-                         std::string* failure) {
+                         std::string* failure, policy::StayingPods allowance) {
     std::vector<NodeState*> mig_nodes;
     for (NodeState* n : pool_nodes) {
       if (n->target && n->mig_ok && n->veto.empty() && n->ts_fill < 0) mig_nodes.push_back(n);
@@ -755,7 +787,7 @@ class Planner {
                (vetoed ? " whose staying GPU pods may be disrupted (policy spec.disruption.stayingPods: " +
                              std::string(policy::StayingPodsName(policy_.staying_pods)) + ")"
                        : "");
-    return OverflowReverts(mig_nodes, *r, allowance_, *catalog_.FindModel(pool));
+    return OverflowReverts(mig_nodes, *r, allowance, *catalog_.FindModel(pool));
   }
 
   // The workloads to make unchanged when the pool's MIG bins outnumber the
@@ -942,11 +974,11 @@ class Planner {
       if (!n.target) {
         np.method = "none";
         np.isolation = "unchanged";
-        for (const auto& w : n.pinned_workloads) {
+        for (int wi : n.pinned_workloads) {
           GpuAfter g;
           g.index = index++;
           g.whole = true;
-          g.workloads.push_back(w);
+          g.workloads.push_back(works_[wi].d.ref.Display());
           np.gpus.push_back(std::move(g));
         }
       } else if (!n.mig_bins.empty()) {
@@ -993,11 +1025,11 @@ class Planner {
         np.isolation = n.pinned > 0 ? "unchanged: whole GPUs" : "no GPU workloads remain";
       }
       if (n.target) {
-        for (const auto& w : n.pinned_workloads) {
+        for (int wi : n.pinned_workloads) {
           GpuAfter g;
           g.index = index++;
           g.whole = true;
-          g.workloads.push_back(w);
+          g.workloads.push_back(works_[wi].d.ref.Display());
           np.gpus.push_back(std::move(g));
         }
       }
@@ -1091,6 +1123,7 @@ class Planner {
   Plan plan_;
   std::vector<NodeState> nodes_;
   std::unordered_map<std::string, size_t> node_index_;  // node name -> nodes_ index (lookups only)
+  std::unordered_map<model::WorkloadRef, size_t, model::WorkloadRefHash> work_index_;  // ref -> works_ index (lookups only)
   std::vector<WorkState> works_;
   std::vector<int> work_of_pod_;  // cluster.pods index -> works_ index, -1 when not in scope
   std::vector<int> node_of_pod_;  // cluster.pods index -> nodes_ index, -1 when not in scope
@@ -1099,7 +1132,6 @@ class Planner {
   std::map<std::string, std::vector<std::vector<std::string>>> mig_names_;  // pool -> bin -> profiles
   std::vector<WorkloadForArtifacts> works_for_artifacts_;
   std::string candidates_model_;  // the pool being placed, for messages
-  policy::StayingPods allowance_ = policy::StayingPods::kRestartable;  // of the pool being placed
 };
 
 }  // namespace

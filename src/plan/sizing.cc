@@ -15,9 +15,47 @@ bool IsWholeGpu(const mig::GpuModel& model, const mig::MigProfile& p) {
   return p.compute_slices >= model.compute_slices && p.memory_slices >= model.memory_slices;
 }
 
-std::string Needs(int64_t mem, double compute, const policy::GpuPolicy& policy) {
-  return "with " + policy.headroom_text + " headroom it needs " + FormatMiB(mem) + " and " + FormatPercent(compute) +
-         " compute";
+// FormatMiB and FormatPercent appended to *out (they run several times per
+// workload: one string is built instead of a temporary per part).
+void AppendMiB(std::string* out, int64_t mib) {
+  char digits[24];
+  const uint64_t magnitude = mib < 0 ? 0 - static_cast<uint64_t>(mib) : static_cast<uint64_t>(mib);
+  const std::to_chars_result r = std::to_chars(digits, digits + sizeof(digits), magnitude);
+  const size_t n = static_cast<size_t>(r.ptr - digits);
+  if (mib < 0) *out += '-';
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) *out += ',';
+    *out += digits[i];
+  }
+  out->append(" MiB");
+}
+
+void AppendPercent(std::string* out, double ratio) {
+  // to_chars with a precision prints as printf("%.1f") does, without printf's
+  // format parsing.
+  char buf[400];  // the longest double in fixed notation, and "%"
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf) - 1, ratio * 100.0, std::chars_format::fixed, 1);
+  *r.ptr = '%';
+  out->append(buf, r.ptr + 1);
+}
+
+// "peak M and C compute; with H headroom it needs M' and C' compute".
+std::string Measured(int64_t peak_memory_mib, double peak_compute, int64_t need_memory_mib, double need_compute,
+                     const policy::GpuPolicy& policy) {
+  std::string s;
+  s.reserve(128);
+  s.append("peak ");
+  AppendMiB(&s, peak_memory_mib);
+  s.append(" and ");
+  AppendPercent(&s, peak_compute);
+  s.append(" compute; with ");
+  s.append(policy.headroom_text);
+  s.append(" headroom it needs ");
+  AppendMiB(&s, need_memory_mib);
+  s.append(" and ");
+  AppendPercent(&s, need_compute);
+  s.append(" compute");
+  return s;
 }
 
 }  // namespace
@@ -35,22 +73,15 @@ const char* DecisionName(Decision d) {
 }
 
 std::string FormatMiB(int64_t mib) {
-  std::string digits = std::to_string(mib < 0 ? -mib : mib);
   std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (mib < 0 ? "-" : "") + out + " MiB";
+  AppendMiB(&out, mib);
+  return out;
 }
 
 std::string FormatPercent(double ratio) {
-  // to_chars with a precision prints as printf("%.1f") does, without printf's
-  // format parsing (it runs per workload).
-  char buf[400];  // the longest double in fixed notation, and "%"
-  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf) - 1, ratio * 100.0, std::chars_format::fixed, 1);
-  *r.ptr = '%';
-  return std::string(buf, r.ptr + 1);
+  std::string out;
+  AppendPercent(&out, ratio);
+  return out;
 }
 
 SizingResult SizeForMig(const mig::GpuModel& model, const policy::GpuPolicy& policy, int64_t peak_memory_mib,
@@ -69,8 +100,7 @@ SizingResult SizeForMig(const mig::GpuModel& model, const policy::GpuPolicy& pol
     auto key = [](const mig::MigProfile* x) { return std::make_tuple(x->memory_slices, x->compute_slices, x->memory_mib); };
     if (!best || key(&p) < key(best)) best = &p;
   }
-  const std::string measured = "peak " + FormatMiB(peak_memory_mib) + " and " + FormatPercent(peak_compute) +
-                               " compute; " + Needs(r.need_memory_mib, r.need_compute, policy);
+  std::string measured = Measured(peak_memory_mib, peak_compute, r.need_memory_mib, r.need_compute, policy);
   if (r.need_compute > 1.0 + 1e-9 || r.need_memory_mib > model.memory_mib) {
     r.reason = "busy: " + measured + ", more than a whole " + model.id;
     return r;
@@ -88,8 +118,16 @@ SizingResult SizeForMig(const mig::GpuModel& model, const policy::GpuPolicy& pol
   }
   r.decision = Decision::kMig;
   r.profile = best;
-  r.reason = measured + " -> " + best->name + " (" + FormatMiB(best->memory_mib) + ", " +
-             std::to_string(best->compute_slices) + "/" + std::to_string(model.compute_slices) + " compute)";
+  r.reason = std::move(measured);
+  r.reason.append(" -> ");
+  r.reason.append(best->name);
+  r.reason.append(" (");
+  AppendMiB(&r.reason, best->memory_mib);
+  r.reason.append(", ");
+  r.reason.append(std::to_string(best->compute_slices));
+  r.reason += '/';
+  r.reason.append(std::to_string(model.compute_slices));
+  r.reason.append(" compute)");
   return r;
 }
 
@@ -98,8 +136,7 @@ SizingResult SizeForTimeSlicing(int64_t gpu_memory_mib, const policy::GpuPolicy&
   SizingResult r;
   r.need_memory_mib = WithHeadroom(peak_memory_mib, policy.headroom);
   r.need_compute = peak_compute * (1.0 + policy.headroom);
-  const std::string measured = "peak " + FormatMiB(peak_memory_mib) + " and " + FormatPercent(peak_compute) +
-                               " compute; " + Needs(r.need_memory_mib, r.need_compute, policy);
+  const std::string measured = Measured(peak_memory_mib, peak_compute, r.need_memory_mib, r.need_compute, policy);
   if (r.need_memory_mib >= gpu_memory_mib || r.need_compute >= 1.0 - 1e-9) {
     r.reason = "busy: " + measured + ", the whole " + FormatMiB(gpu_memory_mib) + " GPU";
     return r;

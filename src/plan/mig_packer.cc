@@ -50,17 +50,36 @@ bool MigPacker::Fits(const std::vector<int>& counts) {
 
 std::vector<MigBin> MigPacker::PackBestFit(const std::vector<int>& item_profiles) {
   const size_t np = model_.profiles.size();
+  // Items largest first (memory slices, then compute slices), equal sizes in
+  // input order: a stable counting sort over the profiles' distinct sizes.
+  std::vector<std::pair<int, int>> sizes;  // (memory slices, compute slices), largest first
+  for (const auto& prof : model_.profiles) sizes.push_back({prof.memory_slices, prof.compute_slices});
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<size_t> rank_of(np);
+  for (size_t j = 0; j < np; ++j) {
+    const std::pair<int, int> size{model_.profiles[j].memory_slices, model_.profiles[j].compute_slices};
+    rank_of[j] = static_cast<size_t>(std::lower_bound(sizes.begin(), sizes.end(), size, std::greater<>()) - sizes.begin());
+  }
+  std::vector<size_t> start(sizes.size() + 1, 0);
+  for (int p : item_profiles) ++start[rank_of[static_cast<size_t>(p)] + 1];
+  for (size_t k = 0; k < sizes.size(); ++k) start[k + 1] += start[k];
   std::vector<int> order(item_profiles.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const auto& pa = model_.profiles[item_profiles[a]];
-    const auto& pb = model_.profiles[item_profiles[b]];
-    return std::tie(pb.memory_slices, pb.compute_slices) < std::tie(pa.memory_slices, pa.compute_slices);
-  });
+  for (size_t i = 0; i < item_profiles.size(); ++i) {
+    order[start[rank_of[static_cast<size_t>(item_profiles[i])]]++] = static_cast<int>(i);
+  }
 
+  // Open GPUs grouped by layout signature, in signature order; per group the
+  // layout's counts and, per profile, whether one more still fits (-1 unknown)
+  // and the fullness it then reaches.
+  struct Group {
+    std::vector<int> counts;
+    std::vector<int> members;     // open bins with this layout
+    std::vector<int8_t> fits;     // per profile: 1 fits, 0 not, -1 not asked yet
+    std::vector<std::pair<int, int>> full;  // per profile: (compute, memory) slices with one more
+  };
   std::vector<MigBin> bins;
-  std::map<uint64_t, std::vector<int>> open;  // signature -> open bins with that layout
-  std::map<uint64_t, std::vector<int>> counts_of;  // signature -> counts
+  std::map<uint64_t, Group> open;
   auto fullness = [&](const std::vector<int>& counts) {
     int cs = 0, ms = 0;
     for (size_t i = 0; i < np; ++i) {
@@ -69,28 +88,31 @@ std::vector<MigBin> MigPacker::PackBestFit(const std::vector<int>& item_profiles
     }
     return std::make_pair(cs, ms);
   };
+  std::vector<int> c(np);
   for (int item : order) {
     const int p = item_profiles[item];
-    uint64_t best_sig = 0;
-    bool found = false;
+    Group* best = nullptr;
     std::pair<int, int> best_full{-1, -1};
-    for (const auto& [sig, members] : open) {
-      if (members.empty()) continue;
-      std::vector<int> c = counts_of[sig];
-      ++c[p];
-      if (!Fits(c)) continue;
-      auto f = fullness(c);
-      if (!found || f > best_full) {
-        found = true;
+    for (auto& [sig, g] : open) {
+      if (g.members.empty()) continue;
+      int8_t& fits = g.fits[static_cast<size_t>(p)];
+      if (fits < 0) {
+        c = g.counts;
+        ++c[p];
+        fits = Fits(c) ? 1 : 0;
+        if (fits) g.full[static_cast<size_t>(p)] = fullness(c);
+      }
+      if (!fits) continue;
+      const std::pair<int, int>& f = g.full[static_cast<size_t>(p)];
+      if (best == nullptr || f > best_full) {
         best_full = f;
-        best_sig = sig;
+        best = &g;
       }
     }
     int bin;
-    if (found) {
-      auto& members = open[best_sig];
-      bin = members.back();
-      members.pop_back();
+    if (best != nullptr) {
+      bin = best->members.back();
+      best->members.pop_back();
     } else {
       bin = static_cast<int>(bins.size());
       bins.push_back(MigBin{{}, std::vector<int>(np, 0)});
@@ -104,8 +126,13 @@ std::vector<MigBin> MigPacker::PackBestFit(const std::vector<int>& item_profiles
     bins[bin].items.push_back(item);
     ++bins[bin].counts[p];
     const uint64_t sig = Key(bins[bin].counts);
-    counts_of.emplace(sig, bins[bin].counts);
-    open[sig].push_back(bin);
+    auto [it, added] = open.try_emplace(sig);
+    if (added) {
+      it->second.counts = bins[bin].counts;
+      it->second.fits.assign(np, -1);
+      it->second.full.assign(np, {0, 0});
+    }
+    it->second.members.push_back(bin);
   }
   return bins;
 }

@@ -3,15 +3,63 @@
 // bookkeeping shows here instead of in the executor.
 #include "plan/plan_invariants.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "mig/layout.h"
 
 namespace kubeon::plan {
 namespace {
+
+using NsName = std::pair<std::string_view, std::string_view>;
+struct NsNameHash {
+  size_t operator()(const NsName& k) const noexcept {
+    const size_t a = std::hash<std::string_view>{}(k.first);
+    return a ^ (std::hash<std::string_view>{}(k.second) + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  }
+};
+
+// A workload patch's (namespace + "/" + kind, name), compared without
+// building the first string.
+struct PatchKey {
+  std::string_view namespace_, kind, name;
+};
+struct PatchKeyHash {
+  size_t operator()(const PatchKey& k) const noexcept {
+    // FNV-1a over namespace, '/', kind, then the name: equal concatenations hash equal.
+    uint64_t h = 1469598103934665603ULL;
+    const auto add = [&h](std::string_view s) {
+      for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    };
+    add(k.namespace_);
+    add("/");
+    add(k.kind);
+    h ^= std::hash<std::string_view>{}(k.name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return static_cast<size_t>(h);
+  }
+};
+struct PatchKeyEqual {
+  bool operator()(const PatchKey& a, const PatchKey& b) const noexcept {
+    if (a.name != b.name || a.namespace_.size() + a.kind.size() != b.namespace_.size() + b.kind.size()) return false;
+    // namespace + "/" + kind of each, compared character by character.
+    const auto at = [](const PatchKey& k, size_t i) {
+      return i < k.namespace_.size() ? k.namespace_[i] : i == k.namespace_.size() ? '/' : k.kind[i - k.namespace_.size() - 1];
+    };
+    const size_t n = a.namespace_.size() + 1 + a.kind.size();
+    if (a.namespace_.size() == b.namespace_.size()) return a.namespace_ == b.namespace_ && a.kind == b.kind;
+    for (size_t i = 0; i < n; ++i) {
+      if (at(a, i) != at(b, i)) return false;
+    }
+    return true;
+  }
+};
 
 class Checker {
  public:
@@ -21,7 +69,10 @@ class Checker {
 
   std::vector<InvariantViolation> Run() {
     for (const auto& n : cluster_.nodes) node_of_[n.name] = &n;
-    for (const auto& p : cluster_.pods) pod_of_[p.namespace_ + "/" + p.name] = &p;
+    pod_of_.reserve(cluster_.pods.size());
+    for (size_t i = 0; i < cluster_.pods.size(); ++i) {
+      pod_of_[{cluster_.pods[i].namespace_, cluster_.pods[i].name}] = static_cast<int>(i);
+    }
     Nodes();
     Workloads();
     Schedule();
@@ -138,12 +189,19 @@ class Checker {
       return;
     }
     if (policy_.staying_pods != policy::StayingPods::kRestartable) return;
-    auto it = pod_of_.find(d.pod);
-    if (it == pod_of_.end()) {
+    // The last pod whose "namespace/name" is d.pod (a '/' can only split it
+    // where one of them ends).
+    const std::string_view key(d.pod);
+    int found = -1;
+    for (size_t slash = key.find('/'); slash != std::string_view::npos; slash = key.find('/', slash + 1)) {
+      auto it = pod_of_.find({key.substr(0, slash), key.substr(slash + 1)});
+      if (it != pod_of_.end()) found = std::max(found, it->second);
+    }
+    if (found < 0) {
       Fail("PLAN-DISRUPTED", "node " + np.name + " disrupts pod " + d.pod + ", which is not in the cluster");
       return;
     }
-    const model::Pod& p = *it->second;
+    const model::Pod& p = cluster_.pods[static_cast<size_t>(found)];
     const std::string& kind = p.workload.kind;
     const bool recreated = kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet" || kind == "DaemonSet";
     if (!recreated || p.safe_to_evict == false || !p.local_volumes.empty()) {
@@ -153,28 +211,31 @@ class Checker {
   }
 
   void Workloads() {
-    std::set<std::pair<std::string, std::string>> patched;  // (namespace/kind, name)
-    for (const auto& p : plan_.artifacts.workload_patches) patched.insert({p.namespace_ + "/" + p.kind, p.name});
-    std::map<std::string, int> mig_pods, ts_pods;  // "ns/name" -> pods of moved workloads
+    std::unordered_set<PatchKey, PatchKeyHash, PatchKeyEqual> patched;  // (namespace/kind, name)
+    patched.reserve(plan_.artifacts.workload_patches.size());
+    for (const auto& p : plan_.artifacts.workload_patches) patched.insert({p.namespace_, p.kind, p.name});
+    Counts mig_pods, ts_pods;  // "ns/name" -> pods of moved workloads
+    // "Deployment ns/name", written only for a message.
+    const auto name = [](const WorkloadDecision& w) { return w.ref.kind + " " + w.ref.Display(); };
     for (const WorkloadDecision& w : plan_.workloads) {
-      const std::string name = w.ref.kind + " " + w.ref.Display();
       const bool moved = w.decision != Decision::kUnchanged;
-      const bool has_patch = patched.count({w.ref.namespace_ + "/" + w.ref.kind, w.ref.name}) > 0;
+      const bool has_patch = patched.count({w.ref.namespace_, w.ref.kind, w.ref.name}) > 0;
       if (moved != has_patch) {
-        Fail("PLAN-DECISIONS", "workload " + name + (moved ? " is moved without a patch" : " is unchanged but patched"));
+        Fail("PLAN-DECISIONS", "workload " + name(w) + (moved ? " is moved without a patch" : " is unchanged but patched"));
       }
-      if (w.reason.empty()) Fail("PLAN-DECISIONS", "workload " + name + " has no reason");
-      if (moved && w.slice.empty()) Fail("PLAN-DECISIONS", "workload " + name + " is moved without a slice");
+      if (w.reason.empty()) Fail("PLAN-DECISIONS", "workload " + name(w) + " has no reason");
+      if (moved && w.slice.empty()) Fail("PLAN-DECISIONS", "workload " + name(w) + " is moved without a slice");
       if (w.decision == Decision::kMig) {
         mig_pods[w.ref.Display()] += static_cast<int>(w.pods.size());
         SliceFits(w, name);
       } else if (w.decision == Decision::kTimeSlicing) {
-        ts_pods[w.ref.Display()] += static_cast<int>(w.pods.size());
+        const std::string display = w.ref.Display();
+        ts_pods[display] += static_cast<int>(w.pods.size());
         if (!policy_.TimeSlicingNamespace(w.ref.namespace_)) {
-          Fail("PLAN-TIME-SLICING", "workload " + name + " is time-sliced outside spec.timeSlicing.namespaces");
+          Fail("PLAN-TIME-SLICING", "workload " + name(w) + " is time-sliced outside spec.timeSlicing.namespaces");
         }
-        if (ts_replicas_[w.ref.Display()] < 2) {
-          Fail("PLAN-TIME-SLICING", "workload " + name + " is time-sliced but shares a GPU with no other pod");
+        if (ts_replicas_[display] < 2) {
+          Fail("PLAN-TIME-SLICING", "workload " + name(w) + " is time-sliced but shares a GPU with no other pod");
         }
       }
     }
@@ -182,36 +243,50 @@ class Checker {
     Placed(ts_pods, ts_slots_, "time-sliced shares");
   }
 
-  void Placed(const std::map<std::string, int>& pods, const std::map<std::string, int>& slots, const char* what) {
-    for (const auto& [w, n] : pods) {
+  using Counts = std::unordered_map<std::string, int>;
+
+  // Failures are reported in name order (the first few of an id are kept).
+  void Placed(const Counts& pods, const Counts& slots, const char* what) {
+    std::vector<const std::pair<const std::string, int>*> wrong, stray;
+    for (const auto& entry : pods) {
+      auto it = slots.find(entry.first);
+      if ((it == slots.end() ? 0 : it->second) != entry.second) wrong.push_back(&entry);
+    }
+    for (const auto& entry : slots) {
+      if (!pods.count(entry.first)) stray.push_back(&entry);
+    }
+    const auto by_name = [](const auto* a, const auto* b) { return a->first < b->first; };
+    std::sort(wrong.begin(), wrong.end(), by_name);
+    std::sort(stray.begin(), stray.end(), by_name);
+    for (const auto* entry : wrong) {
+      const std::string& w = entry->first;
       auto it = slots.find(w);
       const int got = it == slots.end() ? 0 : it->second;
-      if (got != n) {
-        Fail("PLAN-PLACED", "workload " + w + " moves " + std::to_string(n) + " pods but has " + std::to_string(got) +
-                                " " + what);
-      }
+      Fail("PLAN-PLACED", "workload " + w + " moves " + std::to_string(entry->second) + " pods but has " +
+                              std::to_string(got) + " " + what);
     }
-    for (const auto& [w, n] : slots) {
-      if (!pods.count(w)) Fail("PLAN-PLACED", std::string(what) + " name workload " + w + ", which is not moved there");
+    for (const auto* entry : stray) {
+      Fail("PLAN-PLACED", std::string(what) + " name workload " + entry->first + ", which is not moved there");
     }
   }
 
-  void SliceFits(const WorkloadDecision& w, const std::string& name) {
+  template <typename Name>
+  void SliceFits(const WorkloadDecision& w, const Name& name_of) {
     const mig::GpuModel* model = catalog_.FindModel(w.gpu_model);
     const mig::MigProfile* prof = model ? mig::FindProfile(*model, w.slice) : nullptr;
     if (prof == nullptr) {
-      Fail("PLAN-SLICE-FITS", "workload " + name + ": slice " + w.slice + " is not a profile of " + w.gpu_model);
+      Fail("PLAN-SLICE-FITS", "workload " + name_of(w) + ": slice " + w.slice + " is not a profile of " + w.gpu_model);
       return;
     }
     if (!policy_.AllowsProfile(prof->name)) {
-      Fail("PLAN-SLICE-FITS", "workload " + name + ": slice " + w.slice + " is not allowed by the policy");
+      Fail("PLAN-SLICE-FITS", "workload " + name_of(w) + ": slice " + w.slice + " is not allowed by the policy");
     }
     const double need_mem = static_cast<double>(w.peak_memory_mib.value_or(0)) * (1.0 + policy_.headroom);
     const double need_compute = w.peak_compute.value_or(0) * (1.0 + policy_.headroom);
     const double share = static_cast<double>(prof->compute_slices) / std::max(1, model->compute_slices);
     if (!w.peak_memory_mib || !w.peak_compute || static_cast<double>(prof->memory_mib) + 1.0 < need_mem ||
         share + 1e-9 < need_compute) {
-      Fail("PLAN-SLICE-FITS", "workload " + name + ": slice " + w.slice + " (" + std::to_string(prof->memory_mib) +
+      Fail("PLAN-SLICE-FITS", "workload " + name_of(w) + ": slice " + w.slice + " (" + std::to_string(prof->memory_mib) +
                                   " MiB) does not cover its peak with headroom (" +
                                   std::to_string(static_cast<int64_t>(need_mem)) + " MiB)");
     }
@@ -257,10 +332,10 @@ class Checker {
   const policy::GpuPolicy& policy_;
   const mig::MigCatalog& catalog_;
   std::unordered_map<std::string, const model::Node*> node_of_;
-  std::unordered_map<std::string, const model::Pod*> pod_of_;
+  std::unordered_map<NsName, int, NsNameHash> pod_of_;  // (namespace, name) -> last index in cluster.pods
   std::map<std::string, std::string> targets_;  // node -> pool, nodes that get a new layout
-  std::map<std::string, int> mig_slots_, ts_slots_;
-  std::map<std::string, int> ts_replicas_;  // "ns/name" -> most replicas of a node it shares
+  std::unordered_map<std::string, int> mig_slots_, ts_slots_;
+  std::unordered_map<std::string, int> ts_replicas_;  // "ns/name" -> most replicas of a node it shares
   std::map<std::string, int> count_;
   std::vector<InvariantViolation> out_;
 };

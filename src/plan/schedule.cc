@@ -151,6 +151,15 @@ std::string LayoutBefore(const model::Node& n, int64_t in_use) {
   return std::to_string(n.gpu_count) + " whole GPUs (MIG off), " + std::to_string(in_use) + " in use";
 }
 
+// A workload's (namespace, kind, name) as views, for lookups that copy no key.
+struct RefView {
+  std::string_view namespace_, kind, name;
+  bool operator==(const RefView&) const = default;
+};
+struct RefViewHash {
+  size_t operator()(const RefView& r) const noexcept { return model::HashWorkloadKey(r.namespace_, r.kind, r.name); }
+};
+
 class Builder {
  public:
   Builder(const model::Cluster& cluster, const Plan& plan, const policy::GpuPolicy& policy)
@@ -206,10 +215,10 @@ class Builder {
     // Requests of the active pods bound to each node, per resource.
     std::vector<int64_t> requested_gpus(nodes_.size(), 0);
     std::map<std::pair<int, std::string>, int64_t> requested_slices;
-    std::unordered_map<model::WorkloadRef, int, model::WorkloadRefHash> owner_of;
+    std::unordered_map<RefView, int, RefViewHash> owner_of;  // views of plan_.workloads' refs
     for (const auto& w : plan_.workloads) {
       if (w.decision == Decision::kUnchanged) continue;
-      owner_of[w.ref] = static_cast<int>(owners_.size());
+      owner_of[RefView{w.ref.namespace_, w.ref.kind, w.ref.name}] = static_cast<int>(owners_.size());
       owner_by_display_.emplace(w.ref.Display(), static_cast<int>(owners_.size()));
       Owner o;
       o.decision = &w;
@@ -233,7 +242,7 @@ class Builder {
       inst.node = ni->second;
       inst.gpus = p.gpus;
       inst.pinned = PinnedNodeOf(p);
-      auto o = owner_of.find(p.workload);
+      auto o = owner_of.find(RefView{p.workload.namespace_, p.workload.kind, p.workload.name});
       if (o != owner_of.end()) {
         inst.owner = o->second;
         if (owners_[o->second].insts.empty()) owners_[o->second].first_pod = &p;
@@ -327,8 +336,9 @@ class Builder {
     }
     BuildClasses();
     for (const auto& c : cluster_.controllers) {
-      model::WorkloadRef ref{c.namespace_, c.kind, c.name};
-      if (owner_of.count(ref)) controller_of_[std::move(ref)] = &c;
+      if (owner_of.count(RefView{c.namespace_, c.kind, c.name})) {
+        controller_of_[model::WorkloadRef{c.namespace_, c.kind, c.name}] = &c;
+      }
     }
     // PDBs indexed by namespace and their first matchLabels entry (a pod can
     // only match when it has that label); those without matchLabels by
@@ -392,7 +402,7 @@ class Builder {
           }
         }
       }
-      auto [it, added] = by_key.emplace(key, static_cast<int>(class_slots_.size()));
+      auto [it, added] = by_key.try_emplace(key, static_cast<int>(class_slots_.size()));
       if (added) {
         class_slots_.emplace_back();
         const model::Placement where = p.PlacementOf();

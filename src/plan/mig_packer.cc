@@ -233,12 +233,22 @@ std::vector<MigBin> MigPacker::Pack(const std::vector<int>& item_profiles) {
     for (size_t j = 0; j < np; ++j) w += c[j] * options.weight[j];
     return w;
   };
-  std::stable_sort(cover.bins.begin(), cover.bins.end(), [&](const CountVector& a, const CountVector& b) {
-    const int64_t wa = weight(a), wb = weight(b);
-    return wa != wb ? wa > wb : a > b;
-  });
-  for (const CountVector& c : cover.bins) {
-    if (!Fits(c)) return greedy;  // cannot happen (bins lie inside valid layouts); keep the invariant
+  // Equal bins are equal vectors, so sorting the distinct layouts, each with
+  // its count, gives the same sequence (a pool has thousands of bins and a
+  // few dozen layouts).
+  {
+    std::map<CountVector, size_t> distinct;
+    for (CountVector& c : cover.bins) ++distinct[std::move(c)];
+    std::vector<std::pair<int64_t, std::map<CountVector, size_t>::const_iterator>> order;
+    for (auto it = distinct.cbegin(); it != distinct.cend(); ++it) order.push_back({weight(it->first), it});
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second->first > b.second->first;
+    });
+    cover.bins.clear();
+    for (const auto& [w, it] : order) {
+      if (!Fits(it->first)) return greedy;  // cannot happen (bins lie inside valid layouts); keep the invariant
+      cover.bins.insert(cover.bins.end(), it->second, it->first);
+    }
   }
   // Items of each profile, in input order, handed out bin by bin.
   std::vector<std::vector<int>> queue(np);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <set>
@@ -380,7 +381,7 @@ class Planner {
                    "mig.strategy not single)");
       return;
     }
-    SizingResult r = SizeForMig(model, policy_, u.peak_memory_mib, peak_compute);
+    SizingResult r = SizerOf(model).Size(u.peak_memory_mib, peak_compute);
     w.need_memory_mib = r.need_memory_mib;
     w.need_compute = r.need_compute;
     if (r.decision != Decision::kMig) {
@@ -392,6 +393,13 @@ class Planner {
     w.profile = r.profile;
     w.profile_index = static_cast<int>(r.profile - model.profiles.data());
     w.d.slice = r.profile->name;
+  }
+
+  const MigSizer& SizerOf(const mig::GpuModel& model) {
+    for (const MigSizer& s : sizers_) {
+      if (&s.model() == &model) return s;
+    }
+    return sizers_.emplace_back(model, policy_);
   }
 
   // What the steps ask of a pool's nodes, gathered once after scoping.
@@ -1131,6 +1139,7 @@ class Planner {
   std::map<std::string, PoolResult> pools_;
   std::map<std::string, std::vector<std::vector<std::string>>> mig_names_;  // pool -> bin -> profiles
   std::vector<WorkloadForArtifacts> works_for_artifacts_;
+  std::deque<MigSizer> sizers_;  // one per GPU model sized (stable addresses)
   std::string candidates_model_;  // the pool being placed, for messages
 };
 

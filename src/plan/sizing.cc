@@ -31,6 +31,25 @@ void AppendMiB(std::string* out, int64_t mib) {
 }
 
 void AppendPercent(std::string* out, double ratio) {
+  const double x = ratio * 100.0;
+  if (x >= 0 && x < 1e15 && !std::signbit(x)) {
+    // Tenths by integer arithmetic: y = 20x is exact in long double (x's 53
+    // bits times 5 fit its 64), so the nearest tenth is (floor(y) + 1) / 2,
+    // except at an exact half (y an odd integer), left to to_chars below.
+    const long double y = static_cast<long double>(x) * 20;
+    const auto k = static_cast<int64_t>(y);
+    if (static_cast<long double>(k) != y || k % 2 == 0) {
+      const int64_t tenths = (k + 1) / 2;
+      char buf[24];
+      const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf) - 3, tenths / 10);
+      char* end = r.ptr;
+      *end++ = '.';
+      *end++ = static_cast<char>('0' + tenths % 10);
+      *end++ = '%';
+      out->append(buf, end);
+      return;
+    }
+  }
   // to_chars with a precision prints as printf("%.1f") does, without printf's
   // format parsing.
   char buf[400];  // the longest double in fixed notation, and "%"
@@ -84,16 +103,29 @@ std::string FormatPercent(double ratio) {
   return out;
 }
 
+MigSizer::MigSizer(const mig::GpuModel& model, const policy::GpuPolicy& policy) : model_(model), policy_(policy) {
+  for (const auto& p : model.profiles) {
+    if (!policy.AllowsProfile(p.name)) continue;
+    if (p.media_extensions && !policy.allowed_profiles_set) continue;  // +me only when asked for
+    allowed_.push_back(&p);
+  }
+}
+
 SizingResult SizeForMig(const mig::GpuModel& model, const policy::GpuPolicy& policy, int64_t peak_memory_mib,
                         double peak_compute) {
+  return MigSizer(model, policy).Size(peak_memory_mib, peak_compute);
+}
+
+SizingResult MigSizer::Size(int64_t peak_memory_mib, double peak_compute) const {
+  const mig::GpuModel& model = model_;
+  const policy::GpuPolicy& policy = policy_;
   SizingResult r;
   r.need_memory_mib = WithHeadroom(peak_memory_mib, policy.headroom);
   r.need_compute = peak_compute * (1.0 + policy.headroom);
   const mig::MigProfile* best = nullptr;
   const mig::MigProfile* largest_allowed = nullptr;
-  for (const auto& p : model.profiles) {
-    if (!policy.AllowsProfile(p.name)) continue;
-    if (p.media_extensions && !policy.allowed_profiles_set) continue;  // +me only when asked for
+  for (const mig::MigProfile* allowed : allowed_) {
+    const mig::MigProfile& p = *allowed;
     if (!largest_allowed || p.memory_mib > largest_allowed->memory_mib) largest_allowed = &p;
     const double share = static_cast<double>(p.compute_slices) / model.compute_slices;
     if (p.memory_mib < r.need_memory_mib || share + 1e-9 < r.need_compute) continue;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mig/catalog.h"
 #include "plan/plan.h"
@@ -27,6 +28,22 @@ struct SizingResult {
   int64_t need_memory_mib = 0;
   double need_compute = 0;
   std::string reason;
+};
+
+// SizeForMig for one model under one policy, the profiles the policy allows
+// picked once (a planner sizes every workload of a pool against one pair).
+// REQUIRES: model and policy outlive the sizer.
+class MigSizer {
+ public:
+  MigSizer(const mig::GpuModel& model, const policy::GpuPolicy& policy);
+  // As SizeForMig(model, policy, peak_memory_mib, peak_compute).
+  SizingResult Size(int64_t peak_memory_mib, double peak_compute) const;
+  const mig::GpuModel& model() const { return model_; }
+
+ private:
+  const mig::GpuModel& model_;
+  const policy::GpuPolicy& policy_;
+  std::vector<const mig::MigProfile*> allowed_;  // in the model's order
 };
 
 // REQUIRES: peak_memory_mib >= 0, 0 <= peak_compute, gpu_memory_mib > 0.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <vector>
@@ -67,6 +68,13 @@ TEST(Sizing, FormatPercentPrintsAsPrintf) {
                                 -std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity(),
                                 -std::numeric_limits<double>::infinity(), std::nan("")};
   for (int i = 0; i <= 20000; ++i) ratios.push_back(i / 20000.0);
+  for (int i = 0; i <= 800; ++i) ratios.push_back(i / 400.0);  // compute histogram bin edges
+  for (int i = 0; i <= 800; ++i) ratios.push_back(i / 400.0 * 1.3);  // and with headroom
+  uint64_t seed = 20251103;
+  for (int i = 0; i < 20000; ++i) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    ratios.push_back(static_cast<double>(seed >> 11) / static_cast<double>(1ULL << 53) * (i % 2 ? 2.0 : 1e6));
+  }
   for (double r : ratios) {
     char want[512];
     std::snprintf(want, sizeof(want), "%.1f%%", r * 100.0);

@@ -46,6 +46,7 @@ struct NodeState {
   int before = 0;
   std::optional<double> price;
   std::string price_source;
+  int name_rank = 0;  // position of the node's name among the scoped nodes' (equal names, equal rank)
   // Filled per planning attempt.
   int pinned = 0;
   std::vector<int> pinned_workloads;          // one entry per pinned GPU (index into works_)
@@ -165,6 +166,15 @@ class Planner {
       node_index_[n.name] = nodes_.size();
       nodes_.push_back(std::move(s));
     }
+    std::vector<NodeState*> by_name;
+    by_name.reserve(nodes_.size());
+    for (auto& s : nodes_) by_name.push_back(&s);
+    std::sort(by_name.begin(), by_name.end(),
+              [](const NodeState* a, const NodeState* b) { return a->node->name < b->node->name; });
+    for (size_t i = 0; i < by_name.size(); ++i) {
+      by_name[i]->name_rank =
+          i > 0 && by_name[i]->node->name == by_name[i - 1]->node->name ? by_name[i - 1]->name_rank : static_cast<int>(i);
+    }
   }
 
   // ---- 2. workloads ---------------------------------------------------------
@@ -189,9 +199,7 @@ class Planner {
       }
       auto [it, inserted] = index.emplace(p.workload, works_.size());
       if (inserted) {
-        WorkState w;
-        w.d.ref = p.workload;
-        works_.push_back(std::move(w));
+        works_.emplace_back().d.ref = p.workload;
       }
       works_[it->second].pods.push_back(static_cast<int>(i));
       works_[it->second].d.pods.push_back(p.name);
@@ -685,7 +693,7 @@ class Planner {
     if (a->node->gpu_count != b->node->gpu_count) return a->node->gpu_count > b->node->gpu_count;
     if (pa != pb) return pa < pb;
     if (a->before != b->before) return a->before > b->before;
-    return a->node->name < b->node->name;
+    return a->name_rank < b->name_rank;  // by name
   }
 
   // Places the pool's MIG GPUs and time-sliced pods on nodes.  Returns the

@@ -386,8 +386,17 @@ class Builder {
     const auto add = [&key](std::initializer_list<std::string_view> parts) {
       for (std::string_view part : parts) key.append(part);
     };
+    // Pods of one template follow each other: a pod whose filters equal the
+    // last keyed pod's has its key, so its class.
+    const model::Pod* last = nullptr;
+    int last_class = -1;
     for (auto& inst : insts_) {
       const model::Pod& p = cluster_.pods[inst.pod];
+      if (last != nullptr && p.node_selector == last->node_selector && p.tolerations == last->tolerations &&
+          p.required_node_terms == last->required_node_terms) {
+        inst.klass = last_class;
+        continue;
+      }
       key.clear();
       for (const auto& [k, v] : p.node_selector) add({"s", k, "=", v, ";"});
       for (const auto& t : p.tolerations) add({"t", t.key, ",", t.op, ",", t.value, ",", t.effect, ";"});
@@ -411,6 +420,8 @@ class Builder {
         }
       }
       inst.klass = it->second;
+      last = &p;
+      last_class = it->second;
     }
     for (size_t n = 0; n < nodes_.size(); ++n) List(static_cast<int>(n));
   }

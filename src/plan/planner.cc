@@ -607,14 +607,23 @@ class Planner {
              ") that a MIG mode change would disrupt; policy spec.disruption.stayingPods is None";
     }
     for (int pi : n.staying_pods) {
-      const std::string why = WhyNotRestartable(pi);
-      if (!why.empty()) {
-        const model::Pod& p = cluster_.pods[pi];
-        return "keeps pod " + p.namespace_ + "/" + p.name + " (" + p.workload.kind + " " + p.workload.name + "), " + why +
-               "; a MIG mode change would disrupt it (policy spec.disruption.stayingPods: Any allows it)";
-      }
+      if (Restartable(pi)) continue;
+      const model::Pod& p = cluster_.pods[pi];
+      return "keeps pod " + p.namespace_ + "/" + p.name + " (" + p.workload.kind + " " + p.workload.name + "), " +
+             WhyNotRestartable(pi) +
+             "; a MIG mode change would disrupt it (policy spec.disruption.stayingPods: Any allows it)";
     }
     return "";
+  }
+
+  // Whether WhyNotRestartable(pod_index) is "", without writing the reason.
+  bool Restartable(int pod_index) const {
+    const model::Pod& p = cluster_.pods[pod_index];
+    const std::string& kind = p.workload.kind;
+    if (kind == "Pod" || (!Movable(kind) && kind != "DaemonSet")) return false;
+    if (p.safe_to_evict == false || !p.local_volumes.empty()) return false;
+    const WorkloadDecision& d = works_[work_of_pod_[pod_index]].d;
+    return d.peak_compute && !(*d.peak_compute >= kBusyCompute);
   }
 
   // "" when the pod comes back on its own after an eviction and is idle
@@ -872,7 +881,7 @@ class Planner {
         auto it = mig_index.find(&nodes_[node_of_pod_[pi]]);
         if (it == mig_index.end()) continue;
         const bool vetoes = allowance == policy::StayingPods::kNone ||
-                            (allowance == policy::StayingPods::kRestartable && !WhyNotRestartable(pi).empty());
+                            (allowance == policy::StayingPods::kRestartable && !Restartable(pi));
         const int lost = vetoes ? room[it->second] : std::min<int>(room[it->second], static_cast<int>(cluster_.pods[pi].gpus));
         room[it->second] -= lost;
         capacity -= lost;

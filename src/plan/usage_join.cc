@@ -25,6 +25,39 @@ struct NsNameHash {
 
 using ByName = std::unordered_map<NsName, const model::WorkloadRef*, NsNameHash>;
 
+// The snapshot's pods by (namespace, name): open addressing over one array
+// of pod indices (no node per pod), the last pod of equal keys kept.
+class PodIndex {
+ public:
+  explicit PodIndex(const model::Cluster& cluster) : pods_(cluster.pods) {
+    size_t capacity = 16;
+    while (capacity < pods_.size() * 2) capacity *= 2;
+    mask_ = capacity - 1;
+    slots_.assign(capacity, -1);
+    for (size_t i = 0; i < pods_.size(); ++i) {
+      size_t at = Home(pods_[i].namespace_, pods_[i].name);
+      while (slots_[at] >= 0 && !Is(slots_[at], pods_[i].namespace_, pods_[i].name)) at = (at + 1) & mask_;
+      slots_[at] = static_cast<int>(i);
+    }
+  }
+  // Index into cluster.pods, -1 when none.
+  int Find(std::string_view namespace_, std::string_view name) const {
+    for (size_t at = Home(namespace_, name); slots_[at] >= 0; at = (at + 1) & mask_) {
+      if (Is(slots_[at], namespace_, name)) return slots_[at];
+    }
+    return -1;
+  }
+
+ private:
+  size_t Home(std::string_view namespace_, std::string_view name) const { return NsNameHash{}({namespace_, name}) & mask_; }
+  bool Is(int pod, std::string_view namespace_, std::string_view name) const {
+    return pods_[static_cast<size_t>(pod)].name == name && pods_[static_cast<size_t>(pod)].namespace_ == namespace_;
+  }
+  const std::vector<model::Pod>& pods_;
+  std::vector<int> slots_;
+  size_t mask_ = 0;
+};
+
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -36,14 +69,9 @@ bool AllDigits(std::string_view s) {
 }  // namespace
 
 PodUsageJoin JoinUsageByPod(const model::Cluster& cluster, const metrics::History& history) {
-  // Hash maps of views: no key is copied (60,000 pods: the ordered maps of
+  // Indexes of views: no key is copied (60,000 pods: the ordered maps of
   // copied strings cost more than the rest of the join).
-  std::unordered_map<NsName, int, NsNameHash> by_pod;
-  by_pod.reserve(cluster.pods.size());
-  for (size_t i = 0; i < cluster.pods.size(); ++i) {
-    const model::Pod& pod = cluster.pods[i];
-    by_pod[{pod.namespace_, pod.name}] = static_cast<int>(i);
-  }
+  const PodIndex by_pod(cluster);
   PodUsageJoin out;
   // The name indexes only serve history pods that are not live: built on the
   // first of them (a history of live pods needs neither).
@@ -76,8 +104,8 @@ PodUsageJoin JoinUsageByPod(const model::Cluster& cluster, const metrics::Histor
 
   out.pods.reserve(history.pods.size());
   for (const auto& [key, usage] : history.pods) {
-    if (auto it = by_pod.find({key.namespace_, key.pod}); it != by_pod.end()) {
-      out.pods.push_back({&usage, it->second, &cluster.pods[it->second].workload});
+    if (const int pod = by_pod.Find(key.namespace_, key.pod); pod >= 0) {
+      out.pods.push_back({&usage, pod, &cluster.pods[static_cast<size_t>(pod)].workload});
       continue;
     }
     const model::WorkloadRef* w = nullptr;

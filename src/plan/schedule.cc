@@ -197,6 +197,8 @@ class Builder {
   // ---- the model ------------------------------------------------------------
   void Setup() {
     std::unordered_map<std::string, int> node_index;
+    node_index.reserve(cluster_.nodes.size());
+    nodes_.reserve(cluster_.nodes.size() + 8);
     for (const auto& n : cluster_.nodes) {
       // Allocatable, or capacity when a snapshot lacks it.
       const std::map<std::string, int64_t>& alloc = n.allocatable.empty() ? n.capacity : n.allocatable;
@@ -216,8 +218,17 @@ class Builder {
     std::vector<int64_t> requested_gpus(nodes_.size(), 0);
     std::map<std::pair<int, std::string>, int64_t> requested_slices;
     std::unordered_map<RefView, int, RefViewHash> owner_of;  // views of plan_.workloads' refs
+    std::vector<std::string_view> owner_kinds;                // their distinct kinds
+    size_t moved = 0;
+    for (const auto& w : plan_.workloads) moved += w.decision == Decision::kUnchanged ? 0 : 1;
+    owner_of.reserve(moved);
+    owner_by_display_.reserve(moved);
+    owners_.reserve(moved);
     for (const auto& w : plan_.workloads) {
       if (w.decision == Decision::kUnchanged) continue;
+      if (std::find(owner_kinds.begin(), owner_kinds.end(), w.ref.kind) == owner_kinds.end()) {
+        owner_kinds.push_back(w.ref.kind);
+      }
       owner_of[RefView{w.ref.namespace_, w.ref.kind, w.ref.name}] = static_cast<int>(owners_.size());
       owner_by_display_.emplace(w.ref.Display(), static_cast<int>(owners_.size()));
       Owner o;
@@ -335,7 +346,9 @@ class Builder {
       nodes_.push_back(std::move(s));
     }
     BuildClasses();
+    controller_of_.reserve(moved);
     for (const auto& c : cluster_.controllers) {
+      if (std::find(owner_kinds.begin(), owner_kinds.end(), c.kind) == owner_kinds.end()) continue;  // no owner of its kind
       if (owner_of.count(RefView{c.namespace_, c.kind, c.name})) {
         controller_of_[model::WorkloadRef{c.namespace_, c.kind, c.name}] = &c;
       }
@@ -352,6 +365,7 @@ class Builder {
         pdbs_by_label_[{pdb.namespace_, std::string(ml.begin()->first), std::string(ml.begin()->second)}].push_back(static_cast<int>(i));
       }
     }
+    patch_of_.reserve(plan_.artifacts.workload_patches.size());
     for (const auto& wp : plan_.artifacts.workload_patches) patch_of_[{wp.namespace_, wp.kind, wp.name}] = &wp.patch_json;
   }
 

@@ -66,6 +66,32 @@ struct WorkState {
   std::string pool;  // model id
 };
 
+// Works by ref: open addressing over indices into the works, whose own refs
+// are the keys (no key copied, no node per work).  The works must not move
+// while the index is used.
+class WorkIndex {
+ public:
+  // Room for n works at most (the table stays at most half full).
+  void Reserve(size_t n) {
+    size_t capacity = 16;
+    while (capacity < 2 * n) capacity *= 2;
+    mask_ = capacity - 1;
+    slots_.assign(capacity, -1);
+  }
+  // The slot holding r, else the empty slot where r goes.
+  size_t Slot(const model::WorkloadRef& r, const std::vector<WorkState>& works) const {
+    size_t at = model::WorkloadRefHash{}(r) & mask_;
+    while (slots_[at] >= 0 && !(works[static_cast<size_t>(slots_[at])].d.ref == r)) at = (at + 1) & mask_;
+    return at;
+  }
+  int At(size_t slot) const { return slots_[slot]; }  // -1: empty
+  void Set(size_t slot, int work) { slots_[slot] = work; }
+
+ private:
+  std::vector<int> slots_;
+  size_t mask_ = 0;
+};
+
 // "1 pod", "2 pods": a count and its noun, plural with an "s".
 std::string Count(int n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -180,9 +206,9 @@ class Planner {
   // ---- 2. workloads ---------------------------------------------------------
   void GroupWorkloads() {
     // Looked up only: works_ keeps the order of the workloads' first pods.
-    std::unordered_map<model::WorkloadRef, size_t, model::WorkloadRefHash>& index = work_index_;
-    index.reserve(cluster_.pods.size());
+    // Reserved so that the refs work_index_ compares with never move.
     works_.reserve(cluster_.pods.size());
+    work_index_.Reserve(cluster_.pods.size());
     work_of_pod_.assign(cluster_.pods.size(), -1);
     node_of_pod_.assign(cluster_.pods.size(), -1);
     for (size_t i = 0; i < cluster_.pods.size(); ++i) {
@@ -197,13 +223,16 @@ class Planner {
       } else {
         node.before += static_cast<int>(p.gpus);
       }
-      auto [it, inserted] = index.emplace(p.workload, works_.size());
-      if (inserted) {
+      const size_t slot = work_index_.Slot(p.workload, works_);
+      int wi = work_index_.At(slot);
+      if (wi < 0) {
+        wi = static_cast<int>(works_.size());
         works_.emplace_back().d.ref = p.workload;
+        work_index_.Set(slot, wi);
       }
-      works_[it->second].pods.push_back(static_cast<int>(i));
-      works_[it->second].d.pods.push_back(p.name);
-      work_of_pod_[i] = static_cast<int>(it->second);
+      works_[wi].pods.push_back(static_cast<int>(i));
+      works_[wi].d.pods.push_back(p.name);
+      work_of_pod_[i] = wi;
       node_of_pod_[i] = static_cast<int>(ns->second);
     }
   }
@@ -246,9 +275,8 @@ class Planner {
       int wi = entry.pod >= 0 ? work_of_pod_[entry.pod] : -1;
       if (wi < 0) {
         // A pod out of scope or gone: its workload's other pods may be in scope.
-        auto it = work_index_.find(*entry.workload);
-        if (it == work_index_.end()) continue;
-        wi = static_cast<int>(it->second);
+        wi = work_index_.At(work_index_.Slot(*entry.workload, works_));
+        if (wi < 0) continue;
       }
       work_of_entry[e] = wi;
       ++usage_begin[wi + 1];
@@ -1148,7 +1176,7 @@ class Planner {
   Plan plan_;
   std::vector<NodeState> nodes_;
   std::unordered_map<std::string, size_t> node_index_;  // node name -> nodes_ index (lookups only)
-  std::unordered_map<model::WorkloadRef, size_t, model::WorkloadRefHash> work_index_;  // ref -> works_ index (lookups only)
+  WorkIndex work_index_;  // ref -> works_ index (lookups only, until BuildWorkloads)
   std::vector<WorkState> works_;
   std::vector<int> work_of_pod_;  // cluster.pods index -> works_ index, -1 when not in scope
   std::vector<int> node_of_pod_;  // cluster.pods index -> nodes_ index, -1 when not in scope

@@ -18,6 +18,7 @@ StepResult ToResult(const StepOutcome& o) {
     case OutcomeKind::kRolledBack: r.kind = StepResultKind::kRolledBack; break;
     case OutcomeKind::kRollbackFailed:
     case OutcomeKind::kCrashed: r.kind = StepResultKind::kRollbackFailed; break;
+    case OutcomeKind::kLeaseLost: r.kind = StepResultKind::kLeaseLost; break;
   }
   r.message = o.cause;
   return r;
@@ -123,7 +124,10 @@ ApplyPolicyResult ApplyPolicy(kube::KubeClient& client, audit::AuditStore* store
     if (a.on_step_started) a.on_step_started(step);
     const auto started = std::chrono::steady_clock::now();
     // The step may outlast the Lease: keep renewing it while it runs.
-    const StepOutcome o = WhileKeepingLease(lease, lo.duration, progress, [&] { return RunStep(step_ctx, step); });
+    const StepOutcome o = WhileKeepingLease(lease, lo.duration, progress, [&](const Fence& fence) {
+      step_ctx.fence = fence;  // every write checks the Lease first
+      return RunStep(step_ctx, step);
+    });
     for (const auto& p : o.gitops_patches) progress("GitOps-managed, not patched; commit this to its repository: " + p);
     if (a.on_step_finished) a.on_step_finished(step, o, std::chrono::steady_clock::now() - started);
     return ToResult(o);

@@ -239,6 +239,11 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
     }
     progress(Summary(step) + ": starting (" + d.why + ")");
     StepResult result = run_step(step);
+    if (result.kind == StepResultKind::kLeaseLost) {  // fenced: not a write more, the log included
+      progress(Summary(step) + ": " + result.message);
+      report.error = result.message;
+      return report;
+    }
     // The runner may have updated the record (undo data): finish on its latest revision.
     Result<std::optional<ChangeRecord>> latest = store->GetChange(step.id);
     if (!latest.ok() || !latest->has_value()) {
@@ -258,6 +263,8 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
         final_state = ChangeState::kFailed;
         outcome = "rollback-failed";
         break;
+      case StepResultKind::kLeaseLost:
+        break;  // returned above
     }
     if (end.state == ChangeState::kRunning) {  // the runner left the final state to us
       end.state = final_state;

@@ -37,7 +37,9 @@
 namespace kubeon::apply {
 
 // What running one step came to.
-enum class StepResultKind { kDone, kRolledBack, kRollbackFailed };
+// kLeaseLost: the runner stopped writing (its Lease was lost); ApplyPlan
+// writes nothing more either and ends the pass with the message as error.
+enum class StepResultKind { kDone, kRolledBack, kRollbackFailed, kLeaseLost };
 
 struct StepResult {
   StepResultKind kind = StepResultKind::kDone;

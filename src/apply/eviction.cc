@@ -38,6 +38,7 @@ Status EvictAndWait(StepJournal& j, const json& pod, Clock::TimePoint until) {
     if (!s.ok()) return s;
     bool told = false;
     while (true) {
+      if (Status fenced = j.Fence(); !fenced.ok()) return fenced;
       auto r = j.client().Evict(ns, name);
       if (!r.ok()) return r.status();
       if (r->outcome == kube::EvictionOutcome::kEvicted) {

@@ -17,6 +17,15 @@ int64_t GpuLedger::Free(const std::string& node, const std::string& resource) co
   return (a == n->second.allocatable.end() ? 0 : a->second) - (r == n->second.requested.end() ? 0 : r->second);
 }
 
+GpuLedger GpuLedger::AfterTerminations() const {
+  GpuLedger out = *this;
+  for (const auto& p : terminating) {
+    for (const auto& [r, v] : p.gpus) out.nodes[p.node].requested[r] -= v;
+  }
+  out.terminating.clear();
+  return out;
+}
+
 GpuLedger LedgerOf(const json& nodes, const json& pods) {
   GpuLedger out;
   for (const auto& n : nodes) {
@@ -32,12 +41,19 @@ GpuLedger LedgerOf(const json& nodes, const json& pods) {
   for (const auto& p : pods) {
     if (IsTerminal(p)) continue;
     const std::string node = OptStr(p.value("spec", json::object()), "nodeName").value_or("");
-    for (const auto& [r, v] : PodGpuRequests(p)) {
+    const auto gpus = PodGpuRequests(p);
+    for (const auto& [r, v] : gpus) {
       if (node.empty()) {
         out.pending[r] += v;
       } else {
         out.nodes[node].requested[r] += v;
       }
+    }
+    const json meta = p.value("metadata", json::object());
+    if (!node.empty() && !gpus.empty() && meta.is_object() && meta.contains("deletionTimestamp")) {
+      const json grace = p.value("/spec/terminationGracePeriodSeconds"_json_pointer, json(30));
+      out.terminating.push_back({PodName(p), OptStr(meta, "uid").value_or(""), node,
+                                 grace.is_number_integer() ? std::max<int64_t>(0, grace.get<int64_t>()) : 30, gpus});
     }
   }
   return out;

@@ -1,8 +1,9 @@
 // GPU capacity as the executor sees it on the live cluster, one accounting
 // for the step's check and the revert's: per node, what it advertises
 // (status.allocatable of nvidia.com/gpu, nvidia.com/gpu.shared and
-// nvidia.com/mig-*) and what its bound, non-terminal pods request; and what
-// unbound (Pending) pods request.
+// nvidia.com/mig-*) and what its bound, non-terminal pods request (those
+// being deleted listed apart too: they hold their GPUs until they are gone,
+// terminations.h); and what unbound (Pending) pods request.
 //
 //  - CheckNeeds: every plan::CapacityNeed holds, counting only nodes with
 //    free units of the resource (among need.nodes when it names any).
@@ -35,9 +36,21 @@ struct GpuLedger {
   };
   std::map<std::string, Node> nodes;
   std::map<std::string, int64_t> pending;  // resource -> requested by unbound, non-terminal pods
+  // Bound pods being deleted (metadata.deletionTimestamp): their GPUs are
+  // in `requested` until the kubelet has stopped them.
+  struct TerminatingPod {
+    std::string name;  // "ns/name"
+    std::string uid;
+    std::string node;
+    int64_t grace_seconds = 30;
+    std::map<std::string, int64_t> gpus;
+  };
+  std::vector<TerminatingPod> terminating;
 
   // Allocatable minus requested (negative when over-committed).
   int64_t Free(const std::string& node, const std::string& resource) const;
+  // The ledger once every terminating pod is gone.
+  GpuLedger AfterTerminations() const;
 };
 
 // From NodeList and PodList items (pure).

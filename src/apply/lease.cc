@@ -195,6 +195,7 @@ LeaseKeeper::LeaseKeeper(PolicyLease& lease, std::chrono::milliseconds every) : 
         error_ = s.message();
         return;
       }
+      renewed_ = std::chrono::steady_clock::now();
     }
   });
 }
@@ -216,6 +217,19 @@ bool LeaseKeeper::lost() const {
 std::string LeaseKeeper::error() const {
   std::lock_guard<std::mutex> lock(mu_);
   return error_;
+}
+
+Status LeaseKeeper::Fresh(std::chrono::milliseconds renew_deadline) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string what = "lost the Lease " + lease_.Describe();
+  if (!error_.empty()) return Status::Error(what + ": " + error_, StatusCode::kAborted);
+  const auto since = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - renewed_);
+  if (since > renew_deadline) {
+    return Status::Error(what + ": not renewed for " + std::to_string(since.count()) + " s (renew deadline " +
+                             std::to_string(renew_deadline.count() / 1000) + " s)",
+                         StatusCode::kAborted);
+  }
+  return Status::Ok();
 }
 
 }  // namespace kubeon::apply

@@ -89,7 +89,11 @@ class PolicyLease {
 // Renews a held PolicyLease every duration/3 on a background thread while it
 // lives (a step runs for minutes, longer than the Lease lasts).  The lease
 // must not be used by anyone else meanwhile.  lost() tells whether a renewal
-// failed; the first failure's message is kept.
+// failed; the first failure's message is kept.  Fresh(renew_deadline) is the
+// fencing check a writer makes before every cluster write: an error once a
+// renewal failed or none succeeded within renew_deadline (a renewal still
+// retrying counts as not renewed), REQUIRES: the Lease held when the keeper
+// started.
 class LeaseKeeper {
  public:
   explicit LeaseKeeper(PolicyLease& lease, std::chrono::milliseconds every);
@@ -98,6 +102,7 @@ class LeaseKeeper {
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
   bool lost() const;
   std::string error() const;
+  Status Fresh(std::chrono::milliseconds renew_deadline) const;
 
  private:
   PolicyLease& lease_;
@@ -105,6 +110,7 @@ class LeaseKeeper {
   std::condition_variable cv_;
   bool stop_ = false;
   std::string error_;
+  std::chrono::steady_clock::time_point renewed_ = std::chrono::steady_clock::now();
   std::thread thread_;
 };
 

@@ -57,13 +57,35 @@ TEST_F(LeaseRevertTest, ALostLeaseIsSaidInProgress) {
   ASSERT_TRUE(lease.Acquire().ok());
   // Every renewal (each second for a 3 s Lease) is refused from now on.
   cluster().fail["PUT " + std::string(kLease)] = 1000;
-  const StepOutcome o = WhileKeepingLease(lease, std::chrono::seconds(3), Ctx().progress, [&] {
+  const StepOutcome o = WhileKeepingLease(lease, std::chrono::seconds(3), Ctx().progress, [&](const Fence&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     return StepOutcome{};
   });
   EXPECT_EQ(o.kind, OutcomeKind::kDone);
   ASSERT_FALSE(progress_.empty());
   EXPECT_EQ(progress_.back().rfind("warning: ", 0), 0u) << progress_.back();
+}
+
+TEST_F(LeaseRevertTest, TheFenceFailsOnceARenewalFailedOrTheDeadlinePassed) {
+  PolicyLease lease(*client_, Lease());
+  ASSERT_TRUE(lease.Acquire().ok());
+  {
+    LeaseKeeper keeper(lease, std::chrono::seconds(60));
+    EXPECT_TRUE(keeper.Fresh(std::chrono::seconds(40)).ok());
+    Status late = keeper.Fresh(std::chrono::milliseconds(-1));  // "renewed" longer ago than the deadline
+    EXPECT_EQ(late.code(), StatusCode::kAborted);
+    EXPECT_NE(late.message().find("lost the Lease kube-system/kubeon-gpu-gpu-sharing: not renewed for"),
+              std::string::npos) << late.message();
+  }
+  cluster().fail["PUT " + std::string(kLease)] = 1000;
+  Status seen;
+  WhileKeepingLease(lease, std::chrono::seconds(3), Ctx().progress, [&](const Fence& fence) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a renewal (each second) failed meanwhile
+    seen = fence();
+    return StepOutcome{};
+  });
+  EXPECT_EQ(seen.code(), StatusCode::kAborted);
+  EXPECT_NE(seen.message().find("lost the Lease"), std::string::npos) << seen.message();
 }
 
 }  // namespace

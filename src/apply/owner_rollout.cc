@@ -16,20 +16,28 @@ int64_t IntAt(const json& obj, const json::json_pointer& p, int64_t fallback) {
   return v.is_number_integer() ? v.get<int64_t>() : fallback;
 }
 
+// The owner's pods (spec.selector.matchLabels).
+Result<json> OwnerPods(StepJournal& j, const json& owner, const std::string& ns) {
+  kube::ListOptions lo;
+  std::string sel;
+  const json match = owner.value("/spec/selector/matchLabels"_json_pointer, json::object());
+  for (auto& [k, v] : match.items()) {
+    if (v.is_string()) sel += (sel.empty() ? "" : ",") + k + "=" + v.get<std::string>();
+  }
+  if (sel.empty()) return json::array();  // no selector we can read: nothing to wait for
+  lo.label_selector = sel;
+  auto pods = j.client().List("/api/v1/namespaces/" + ns + "/pods", lo);
+  if (!pods.ok()) return pods.status();
+  return pods->items;
+}
+
 // OnDelete StatefulSet: evicts the first pod not at the update revision;
 // true when none is left.
 Result<bool> MoveOnDeletePods(StepJournal& j, const json& sts, const std::string& ns, const std::string& update,
                               Clock::TimePoint until) {
-  kube::ListOptions lo;
-  std::string sel;
-  const json match = sts.value("/spec/selector/matchLabels"_json_pointer, json::object());
-  for (auto& [k, v] : match.items()) {
-    if (v.is_string()) sel += (sel.empty() ? "" : ",") + k + "=" + v.get<std::string>();
-  }
-  lo.label_selector = sel;
-  auto pods = j.client().List("/api/v1/namespaces/" + ns + "/pods", lo);
+  auto pods = OwnerPods(j, sts, ns);
   if (!pods.ok()) return pods.status();
-  for (const auto& p : pods->items) {
+  for (const auto& p : *pods) {
     if (OptStr(Labels(p), "controller-revision-hash") == update) continue;
     if (p["metadata"].contains("deletionTimestamp")) return false;
     Status s = EvictAndWait(j, p, until);
@@ -106,6 +114,21 @@ Status WaitRollout(StepJournal& j, const std::string& kind, const std::string& n
   const std::string what = "the rollout of " + kind + " " + ns + "/" + name;
   j.Progress("waiting for " + what);
   const auto until = j.ctx().clock.Now() + j.options().rollout_deadline;
+  bool told = false;
+  // Done only once the old pods are gone too: until then they hold their
+  // GPUs (for their grace period), which the next step may need.
+  auto old_pods_gone = [&](const json& o) -> Result<bool> {
+    auto pods = OwnerPods(j, o, ns);
+    if (!pods.ok()) return pods.status();
+    for (const auto& p : *pods) {
+      if (!p.value("metadata", json::object()).contains("deletionTimestamp")) continue;
+      if (!told) j.Progress("waiting for the old pods of " + kind + " " + ns + "/" + name + " to terminate (" +
+                            PodName(p) + " ...)");
+      told = true;
+      return false;
+    }
+    return true;
+  };
   return Poll(j, what, j.options().rollout_deadline, [&]() -> Result<bool> {
     auto obj = j.client().Get(path);
     if (!obj.ok()) return obj.status();
@@ -122,10 +145,16 @@ Status WaitRollout(StepJournal& j, const std::string& kind, const std::string& n
         auto moved = MoveOnDeletePods(j, o, ns, update, until);
         if (!moved.ok() || !*moved) return moved;
       }
-      return status("updatedReplicas") == want && status("readyReplicas") == want && status("replicas") == want;
+      if (!(status("updatedReplicas") == want && status("readyReplicas") == want && status("replicas") == want)) {
+        return false;
+      }
+      return old_pods_gone(o);
     }
-    return status("updatedReplicas") == want && status("replicas") == want && status("availableReplicas") == want &&
-           status("readyReplicas") == want;
+    if (!(status("updatedReplicas") == want && status("replicas") == want && status("availableReplicas") == want &&
+          status("readyReplicas") == want)) {
+      return false;
+    }
+    return old_pods_gone(o);
   });
 }
 

@@ -9,9 +9,10 @@
 //    the revert's drift check.  A GitOps-managed owner is not patched unless
 //    StepOptions::patch_gitops_owners: its patch is printed, logged as
 //    skipped and returned in StepOutcome::gitops_patches.
-//  - WaitRollout: until observedGeneration catches up and the updated,
-//    ready, available (Deployment) replicas equal spec.replicas, within
-//    rollout_deadline.  A StatefulSet with updateStrategy OnDelete is moved
+//  - WaitRollout: until observedGeneration catches up, the updated, ready,
+//    available (Deployment) replicas equal spec.replicas and no pod of the
+//    owner (its selector) is still terminating (an old pod holds its GPUs
+//    for its grace period), within rollout_deadline.  A StatefulSet with updateStrategy OnDelete is moved
 //    pod by pod through the Eviction API (eviction.h).
 #pragma once
 

@@ -81,6 +81,25 @@ TEST_F(OwnerRolloutTest, WaitRolloutWaitsForTheNewGenerationToBeReady) {
   EXPECT_EQ(s.message(), "timed out after 60 s waiting for the rollout of Deployment ml/infer");
 }
 
+// A rollout is done only once its old pods are gone: until then they hold
+// their GPUs, which the next step may need.
+TEST_F(OwnerRolloutTest, WaitRolloutWaitsForTheOldPodsToTerminate) {
+  json old = testing::FakePod("ml", "infer-old", "a");
+  old["metadata"]["labels"] = {{"app", "infer"}};
+  old["metadata"]["deletionTimestamp"] = "2026-12-07T10:00:00Z";
+  cluster().Put("/api/v1/namespaces/ml/pods/infer-old", old);
+  int sleeps = 0;
+  clock_.on_sleep = [&] {
+    if (++sleeps == 4) cluster().objects.erase("/api/v1/namespaces/ml/pods/infer-old");
+  };
+  StepJournal& j = Journal();
+  ASSERT_TRUE(WaitRollout(j, "Deployment", "ml", "infer").ok());
+  EXPECT_EQ(sleeps, 4);
+  bool said = false;
+  for (const auto& line : progress_) said |= line.find("waiting for the old pods of Deployment ml/infer") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST_F(OwnerRolloutTest, AnOnDeleteStatefulSetIsMovedPodByPod) {
   json sts = FakeDeployment("ml", "db", 2);
   sts["kind"] = "StatefulSet";

@@ -5,6 +5,7 @@
 #include "apply/gpu_capacity.h"
 #include "apply/object_fields.h"
 #include "apply/operator_config.h"
+#include "apply/terminations.h"
 #include "model/cluster.h"
 
 namespace kubeon::apply {
@@ -74,9 +75,9 @@ Result<Goal> RevertGoal(StepJournal& j) {
                    (req.count(model::kGpuResource) ? req[model::kGpuResource] : 0);
     goal.owners.push_back(RestoreGoal(o));
   }
-  auto ledger = ReadGpuLedger(j.client());
-  if (!ledger.ok()) return ledger.status();
-  if (Status s = CheckWholeGpusForRevert(*ledger, nodes, owners_need, coming, id); !s.ok()) return s;
+  Status fits = CheckCapacityAwaitingTerminations(
+      j, [&](const GpuLedger& l) { return CheckWholeGpusForRevert(l, nodes, owners_need, coming, id); });
+  if (!fits.ok()) return fits;
   goal.owners_first = true;
   goal.reserve = false;
   return goal;

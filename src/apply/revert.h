@@ -6,7 +6,8 @@
 //    the field, the object, the value expected and the value found
 //    (kConflict); or
 //  - the cluster lacks the whole GPUs the workloads need once back
-//    (gpu_capacity.h; kUnavailable, with how many are missing).
+//    (gpu_capacity.h; kUnavailable, with how many are missing), once the
+//    pods already terminating are gone (terminations.h).
 // Reads only; the state machine (step_machine.h) runs the goal.
 #pragma once
 

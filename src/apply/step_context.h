@@ -65,6 +65,11 @@ struct StepOptions {
   WriteObserver write_observer;      // may be empty
 };
 
+// Fencing: checked before every cluster write (and every write to the log);
+// an error means this executor no longer holds the policy's Lease
+// (LeaseKeeper::Fresh) and must stop writing at once.
+using Fence = std::function<Status()>;
+
 struct StepContext {
   kube::KubeClient& client;
   audit::AuditStore& store;
@@ -73,6 +78,7 @@ struct StepContext {
   StepOptions options;
   std::string policy;                               // GpuPolicy name, for new ChangeRecords
   std::function<void(const std::string&)> progress;  // one line per action (stderr); may be empty
+  Fence fence;                                      // may be empty (no Lease: tests)
 };
 
 enum class OutcomeKind {
@@ -80,8 +86,10 @@ enum class OutcomeKind {
   kRolledBack,      // failed or refused; the cluster is as before (cause says why)
   kRollbackFailed,  // failed, and so did its rollback: nodes left cordoned and tainted
   kCrashed,         // StepOptions::write_observer stopped the run
+  kLeaseLost,       // the fence failed: stopped writing at once, the change left for the new holder
 };
-const char* OutcomeName(OutcomeKind k);  // "done" | "rolled-back" | "rollback-failed" | "crashed"
+// "done" | "rolled-back" | "rollback-failed" | "crashed" | "lease-lost"
+const char* OutcomeName(OutcomeKind k);
 
 struct StepOutcome {
   std::string change_id;

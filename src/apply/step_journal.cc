@@ -55,8 +55,20 @@ Status StepJournal::Log(const std::string& action, const std::string& outcome, c
   return r.ok() ? Status::Ok() : r.status();
 }
 
+Status StepJournal::Fence() {
+  if (fenced_) return Status::Error("stopped writing: the Lease was lost", StatusCode::kAborted);
+  if (!ctx_.fence) return Status::Ok();
+  Status s = ctx_.fence();
+  if (!s.ok()) {
+    fenced_ = true;
+    Progress(s.message() + ": stopped writing; the change is left for the Lease's next holder");
+  }
+  return s;
+}
+
 Status StepJournal::Intent(const std::string& action, const std::string& detail) {
-  Status s = Save();
+  Status s = Fence();
+  if (s.ok()) s = Save();
   if (s.ok()) s = Log(action, "intent", detail);
   if (s.ok()) Progress(detail);
   return s;

@@ -51,6 +51,10 @@ class StepJournal {
   StepOutcome& outcome() { return outcome_; }
 
   bool crashed() const { return crashed_; }
+  bool fenced() const { return fenced_; }
+  // The run stopped: crashed (a crash point) or fenced (the Lease lost).
+  // Nothing more may be written, to the cluster or to the log.
+  bool stopped() const { return crashed_ || fenced_; }
   bool rolling_back() const { return rolling_back_; }
   void StartRollingBack() { rolling_back_ = true; }
 
@@ -58,7 +62,10 @@ class StepJournal {
   Status Save(std::optional<audit::ChangeState> state = std::nullopt, const std::string& reason = "");
   Status Log(const std::string& action, const std::string& outcome, const std::string& detail,
              const nlohmann::json& data = nlohmann::json::object());
-  // Log first: the undo data, then the intent (and the progress line).
+  // The fence (StepContext::fence); an error sets fenced().
+  Status Fence();
+  // Log first: the fence, the undo data, then the intent (and the progress
+  // line).
   Status Intent(const std::string& action, const std::string& detail);
   // After a successful cluster write.  An error when the observer stopped
   // the run (crashed() is then true) or the log refused the entry.
@@ -78,6 +85,7 @@ class StepJournal {
   StepRecord record_;
   StepOutcome outcome_;
   bool crashed_ = false;
+  bool fenced_ = false;
   bool rolling_back_ = false;
   std::string journal_error_;  // the first log write a rollback or resume went on without
 };

@@ -9,6 +9,7 @@
 #include "apply/object_fields.h"
 #include "apply/operator_configmaps.h"
 #include "apply/owner_rollout.h"
+#include "apply/terminations.h"
 #include "plan/schedule_json.h"
 
 namespace kubeon::apply {
@@ -134,24 +135,24 @@ Status Rollback(StepJournal& j) {
     }
     Status s = PatchOwner(j, g);
     if (!s.ok()) problems.push_back("restoring " + g.Display() + ": " + s.message());
-    if (j.crashed()) return s;
+    if (j.stopped()) return s;
   }
   const auto nodes = j.run().nodes;
   for (const auto& [node, undo] : nodes) {
     Status s = RollbackNode(j, node, undo);
-    if (j.crashed()) return s;
+    if (j.stopped()) return s;
     if (!s.ok()) {
       problems.push_back("node " + node + " (left cordoned and tainted): " + s.message());
       continue;
     }
     s = CleanupNode(j, node, undo);
-    if (j.crashed()) return s;
+    if (j.stopped()) return s;
     if (!s.ok()) problems.push_back("node " + node + ": " + s.message());
   }
   for (const auto& o : owners) {
     if (!o.intent) continue;
     Status s = WaitRollout(j, o.kind, o.namespace_, o.name);
-    if (j.crashed()) return s;
+    if (j.stopped()) return s;
     if (!s.ok()) j.Progress("after the rollback: " + s.message());
   }
   if (problems.empty()) return Status::Ok();
@@ -162,10 +163,19 @@ Status Rollback(StepJournal& j) {
 
 // ---- outcomes -----------------------------------------------------------------
 
-StepOutcome Crashed(StepJournal& j) {
+// A stopped run writes nothing more: not even its outcome to the log (the
+// Lease's next holder resumes it from the record, as after a crash).
+StepOutcome Stopped(StepJournal& j) {
   StepOutcome& o = j.outcome();
-  o.kind = OutcomeKind::kCrashed;
-  o.cause = "stopped at a crash point (write observer)";
+  if (j.fenced()) {
+    o.kind = OutcomeKind::kLeaseLost;
+    o.cause = "lost the Lease: stopped writing; change " + j.id() + " is left at phase " +
+              (j.run().phase == Phase::kNotStarted ? std::string("start") : PhaseName(j.run().phase)) +
+              " for the Lease's next holder to finish or roll back";
+  } else {
+    o.kind = OutcomeKind::kCrashed;
+    o.cause = "stopped at a crash point (write observer)";
+  }
   return o;
 }
 
@@ -197,7 +207,7 @@ StepOutcome RollbackAfter(StepJournal& j, const std::string& cause) {
   j.NoteJournalError(j.Save());
   j.StartRollingBack();
   Status r = Rollback(j);
-  if (j.crashed()) return Crashed(j);
+  if (j.stopped()) return Stopped(j);
   const audit::ChangeState keep = j.change().state;
   if (r.ok()) {
     return Finish(j, OutcomeKind::kRolledBack, cause, IsStep(j) ? audit::ChangeState::kRolledBack : keep,
@@ -210,7 +220,7 @@ StepOutcome RollbackAfter(StepJournal& j, const std::string& cause) {
 // The resumed work ended: crashed, or done (nullopt when it failed and must
 // be rolled back).
 std::optional<StepOutcome> Settled(StepJournal& j, const Status& s) {
-  if (j.crashed()) return Crashed(j);
+  if (j.stopped()) return Stopped(j);
   if (!s.ok()) return std::nullopt;
   return Finish(j, OutcomeKind::kDone, "", audit::ChangeState::kDone, Phase::kDone);
 }
@@ -229,8 +239,7 @@ void BeginRevert(StepJournal& j) {
 StepOutcome RunGoal(StepJournal& j, const Goal& goal, audit::ChangeState done_state) {
   Status s = Status::Ok();
   if (!goal.needs.empty()) {
-    auto ledger = ReadGpuLedger(j.client());
-    s = ledger.ok() ? CheckNeeds(*ledger, goal.needs) : ledger.status();
+    s = CheckCapacityAwaitingTerminations(j, [&](const GpuLedger& l) { return CheckNeeds(l, goal.needs); });
   }
   if (s.ok()) s = CheckNodes(j, goal.nodes);
   if (!s.ok()) {
@@ -240,7 +249,7 @@ StepOutcome RunGoal(StepJournal& j, const Goal& goal, audit::ChangeState done_st
                   Phase::kRefused);
   }
   s = Forward(j, goal);
-  if (j.crashed()) return Crashed(j);
+  if (j.stopped()) return Stopped(j);
   if (s.ok()) return Finish(j, OutcomeKind::kDone, "", done_state, Phase::kDone);
   return RollbackAfter(j, s.message());
 }
@@ -276,7 +285,7 @@ StepOutcome Resume(StepJournal& j) {
     if (plan_step.ok()) {
       j.Progress("resuming: the nodes are reconfigured; finishing the owners' move");
       Status s = Owners(j, StepGoal(*plan_step));
-      if (s.ok() && !j.crashed()) {
+      if (s.ok() && !j.stopped()) {
         j.run().phase = Phase::kCleanup;
         s = j.Save();
         if (s.ok()) s = Cleanup(j);

@@ -12,7 +12,8 @@
 //   owners     owner_rollout: patch every owner, then wait for each rollout
 //   cleanup    node_ops: taint and annotations removed          (every node)
 //
-//   the checks (gpu_capacity, node_ops' CheckNodes) refuse -> refused (no write)
+//   the checks (gpu_capacity, after terminations; node_ops' CheckNodes)
+//   refuse                                           -> refused (no write)
 //   any phase fails                                  -> rollback -> rolled-back
 //                                                                 | rollback-failed
 //   the write observer stops the run                 -> (as it was: a crash)

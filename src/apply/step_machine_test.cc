@@ -186,6 +186,31 @@ TEST_F(StepMachineTest, ResumeInCleanupOnlyCleansUp) {
   EXPECT_FALSE(Node()["spec"].contains("taints"));
 }
 
+// Fencing: once the Lease is lost the run writes nothing more, not even a
+// rollback or its outcome, and leaves the change running for the next holder.
+TEST_F(StepMachineTest, ALostLeaseStopsEveryWriteAndLeavesTheChangeForTheNextHolder) {
+  int fence_checks = 0;
+  StepJournal& j = Journal();
+  ctx_->fence = [&]() -> Status {
+    if (++fence_checks <= 2) return Status::Ok();
+    return Status::Error("lost the Lease kube-system/kubeon-gpu-gpu-sharing: not renewed for 41 s (renew deadline 40 s)",
+                         StatusCode::kAborted);
+  };
+  BeginStep(j);
+  const StepOutcome o = RunGoal(j, MigGoal(), audit::ChangeState::kDone);
+  EXPECT_EQ(o.kind, OutcomeKind::kLeaseLost);
+  EXPECT_EQ(o.cause, "lost the Lease: stopped writing; change 5e1c0a77 is left at phase configure for the Lease's "
+                     "next holder to finish or roll back");
+  EXPECT_EQ(o.writes, 2);  // the cordon and the ConfigMap; no eviction, no rollback
+  EXPECT_EQ(cluster().writes.size(), 2u);
+  const std::vector<std::string> log = LogLines();
+  EXPECT_EQ(log.back(), "write-configmap/ok");
+  audit::ChangeRecord rec = Change();
+  EXPECT_EQ(rec.state, audit::ChangeState::kRunning);
+  EXPECT_EQ(RunLeftHalfWay(rec, *ReadStepRecord(rec.undo_json, "x")), RunKind::kStep);
+  EXPECT_EQ(Node()["spec"]["unschedulable"], true);  // as it was: the next holder rolls it back
+}
+
 TEST_F(StepMachineTest, ARevertWhoseRollbackFailedIsTakenAgain) {
   audit::ChangeRecord rec;
   rec.state = audit::ChangeState::kDone;

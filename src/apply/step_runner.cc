@@ -41,6 +41,7 @@ const char* OutcomeName(OutcomeKind k) {
     case OutcomeKind::kRolledBack: return "rolled-back";
     case OutcomeKind::kRollbackFailed: return "rollback-failed";
     case OutcomeKind::kCrashed: return "crashed";
+    case OutcomeKind::kLeaseLost: return "lease-lost";
   }
   return "?";
 }

@@ -6,8 +6,9 @@
 //
 // RunStep, in this order (issue 11, rules 4-7):
 //  1. Re-checks the step's `needs` against the live cluster (free allocatable
-//     per node and resource); refuses a node cordoned by anyone but this step.
-//     A refusal writes nothing to the cluster.
+//     per node and resource), first waiting for pods still terminating when
+//     only their GPUs are missing (terminations.h); refuses a node cordoned
+//     by anyone but this step.  A refusal writes nothing to the cluster.
 //  2. Every node: annotations karpenter.sh/do-not-disrupt and
 //     cluster-autoscaler.kubernetes.io/scale-down-disabled, cordon with
 //     annotation gpu.kubeon.io/cordoned-by=<id> (one write per node).
@@ -40,8 +41,8 @@
 //     unless StepOptions::patch_gitops_owners: its patch is printed and
 //     returned in StepOutcome::gitops_patches.
 //  8. Waits for each rollout (observedGeneration, updated/ready/available
-//     replicas; a StatefulSet with OnDelete is moved pod by pod through the
-//     Eviction API).
+//     replicas, no old pod still terminating; a StatefulSet with OnDelete is
+//     moved pod by pod through the Eviction API).
 //  9. Removes the taint and the annotations.  The change is `done`.
 //
 // Log first (rule 8): before every cluster write the ChangeRecord's
@@ -63,6 +64,12 @@
 // resourceVersion (KubeClient::UpdateWithRetry), re-checking that the fields
 // it changes still hold the expected values.
 //
+// Fencing: before every cluster write the run checks StepContext::fence (the
+// Lease renewed within its renew deadline, lease_revert.h).  Once it fails
+// the run writes nothing more, to the cluster or the log, and ends
+// kLeaseLost with the change left running for the Lease's next holder, who
+// resumes it as after a crash.
+//
 // Crash points: StepOptions::write_observer is called after every
 // successful cluster write (step_context.h); tests stop the run there, and
 // the test-only binary kubeon-gpu-crashpoint SIGKILLs itself there.
@@ -74,6 +81,7 @@
 //   step_wait.h           polling and the hard deadline
 //   step_goal.h           what a run sets, from a step or from the record
 //   gpu_capacity.h        one GPU accounting for the step's check and the revert's
+//   terminations.h        waiting out pods that still hold GPUs while they terminate
 //   node_ops.h            cordon, annotations, reservation taint, cleanup
 //   operator_configmaps.h the GPU Operator's ConfigMaps
 //   eviction.h            emptying a node through the Eviction API (drain.go)

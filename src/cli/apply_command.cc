@@ -319,6 +319,9 @@ int RunRevert(const RevertArgs& a, std::ostream& out, std::ostream& err) {
       err << "error: revert of " << a.id << " failed and so did its rollback: " << o.cause
           << "; the nodes stay cordoned and tainted (gpu.kubeon.io/step)\n";
       return 5;
+    case apply::OutcomeKind::kLeaseLost:
+      err << "error: revert of " << a.id << " stopped: " << o.cause << "\n";
+      return 1;
   }
   return 1;
 }

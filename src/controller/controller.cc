@@ -39,6 +39,7 @@ const char* EventReason(apply::OutcomeKind k) {
     case apply::OutcomeKind::kRolledBack: return "StepRolledBack";
     case apply::OutcomeKind::kRollbackFailed:
     case apply::OutcomeKind::kCrashed: return "StepFailed";
+    case apply::OutcomeKind::kLeaseLost: return "LeaseLost";
   }
   return "StepFailed";
 }

@@ -59,7 +59,7 @@ ApplyPolicyResult ApplyPolicy(kube::KubeClient& client, audit::AuditStore* store
     if (!held.ok()) {
       result.report.policy = policy.name;
       result.report.error = held.message();
-      progress("policy " + policy.name + ": " + held.message());
+      progress(held.message());  // it names the policy
       return result;
     }
     progress("policy " + policy.name + ": holding Lease " + lease.Describe());

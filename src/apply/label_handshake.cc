@@ -22,11 +22,14 @@ bool AllocatableMatches(const json& node, const std::map<std::string, int64_t>& 
   return true;
 }
 
+// A wait that ran out (the MIG deadline, or the step's hard deadline) says
+// where mig-manager was: `pending` means it is stuck applying the config.
 Status WaitForMigManager(StepJournal& j, const std::string& node, const std::optional<std::string>& value) {
-  return Poll(j, "mig-manager to report success on node " + node, j.options().mig_deadline, [&]() -> Result<bool> {
+  std::optional<std::string> st;
+  Status s = Poll(j, "mig-manager to report success on node " + node, j.options().mig_deadline, [&]() -> Result<bool> {
     auto n = j.client().Get(NodePath(node));
     if (!n.ok()) return n.status();
-    const auto st = OptStr(Labels(*n), kMigConfigStateLabel);
+    st = OptStr(Labels(*n), kMigConfigStateLabel);
     if (st == "failed") {
       return Status::Error("mig-manager reported failed for " + value.value_or("") + " on node " + node +
                                " (see its pod's log in " + j.ctx().artifacts.operator_namespace + ")",
@@ -34,6 +37,12 @@ Status WaitForMigManager(StepJournal& j, const std::string& node, const std::opt
     }
     return st == "success";
   });
+  if (!s.ok() && st == "pending") {
+    return Status::Error(s.message() + " (mig-manager is stuck in pending on node " + node + ": see its pod's log in " +
+                             j.ctx().artifacts.operator_namespace + ")",
+                         s.code());
+  }
+  return s;
 }
 
 }  // namespace

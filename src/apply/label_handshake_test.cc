@@ -67,6 +67,16 @@ TEST_F(LabelHandshakeTest, NoSuccessWithinTheDeadlineIsAnError) {
   EXPECT_EQ(s.message(), "timed out after 30 s waiting for mig-manager to report success on node a");
 }
 
+TEST_F(LabelHandshakeTest, ADeadlineWhileMigManagerIsPendingSaysSo) {
+  testing::PlayGpuOperator(cluster(), "gpu-operator", "pending");
+  options_.hard_deadline = clock_.now + std::chrono::seconds(5);
+  StepJournal& j = Journal();
+  Status s = SetConfigLabel(j, "a", kMigConfigLabel, "kubeon-1", 4, {"all-disabled"});
+  EXPECT_EQ(s.code(), StatusCode::kAborted);
+  EXPECT_EQ(s.message(), "hard deadline passed while waiting for mig-manager to report success on node a "
+                         "(mig-manager is stuck in pending on node a: see its pod's log in gpu-operator)");
+}
+
 TEST_F(LabelHandshakeTest, ALabelSomeoneElseChangedIsAConflictAndNothingIsWritten) {
   Node()["metadata"]["labels"][kMigConfigLabel] = "all-1g.5gb";
   StepJournal& j = Journal();

@@ -291,7 +291,7 @@ int RunRevert(const RevertArgs& a, std::ostream& out, std::ostream& err) {
   if (r.state != audit::ChangeState::kDone) {
     err << "error: change " << a.id << " is " << audit::ChangeStateName(r.state)
         << "; only a done change can be reverted\n";
-    return 1;
+    return 4;  // refused, nothing changed
   }
   apply::LeaseOptions lo;
   lo.namespace_ = a.lease_namespace;

@@ -279,6 +279,10 @@ TEST_F(ApplyCommandTest, AutoThenApprovalsApplyTheDemo) {
   bool reverted = false;
   for (const auto& c : Changes()) reverted = reverted || (c.id == r.id && c.state == audit::ChangeState::kReverted);
   EXPECT_TRUE(reverted);
+  // Reverting it again is refused (4, as the README says), nothing changed.
+  std::ostringstream ro2, re2;
+  EXPECT_EQ(RunRevert(r, ro2, re2), 4) << re2.str();
+  EXPECT_NE(re2.str().find("is reverted; only a done change can be reverted"), std::string::npos) << re2.str();
 }
 
 TEST_F(ApplyCommandTest, AnotherClustersLogIsRefused) {

@@ -1,6 +1,7 @@
 // See apply_policy.h.
 #include "apply/apply_policy.h"
 
+#include "apply/foreign_changes.h"
 #include "apply/lease_revert.h"
 
 #include "plan/operator_fit.h"
@@ -97,6 +98,15 @@ ApplyPolicyResult ApplyPolicy(kube::KubeClient& client, audit::AuditStore* store
       }
       current = std::move(again.value());
       ctx.emplace(client, *store, clock, current.artifacts, so, policy.name, a.progress);
+    }
+    // A node held by a change another executor's log keeps is not acted
+    // beside: said as an error (the controller's condition), nothing started.
+    if (Status foreign = CheckForeignChanges(client, *store); !foreign.ok()) {
+      progress("policy " + policy.name + ": " + foreign.message());
+      result.report.policy = policy.name;
+      result.report.error = foreign.message();
+      release();
+      return result;
     }
   }
   ApplyOptions ao;

@@ -65,9 +65,7 @@ Status EvictAndWait(StepJournal& j, const json& pod, Clock::TimePoint until) {
       clock.Sleep(wait);
     }
   }
-  const json grace_field = pod.value("/spec/terminationGracePeriodSeconds"_json_pointer, json(30));
-  const int64_t grace = grace_field.is_number_integer() ? grace_field.get<int64_t>() : 30;
-  const auto wait = milliseconds(grace * 1000) + j.options().pod_gone_margin;
+  const auto wait = milliseconds(GracePeriodSeconds(pod) * 1000) + j.options().pod_gone_margin;
   return Poll(j, "pod " + display + " to be gone", wait, [&]() -> Result<bool> {
     auto got = j.client().Get("/api/v1/namespaces/" + ns + "/pods/" + name);
     if (!got.ok()) {

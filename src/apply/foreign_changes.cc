@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "apply/node_ops.h"
 #include "apply/object_fields.h"
 #include "apply/step_context.h"
 
@@ -18,13 +19,7 @@ Status CheckForeignChanges(kube::KubeClient& client, audit::AuditStore& store) {
   size_t count = 0;
   for (const auto& n : nodes->items) {
     const std::string name = OptStr(n.value("metadata", json::object()), "name").value_or("");
-    std::set<std::string> ids;
-    const json taints = n.value("/spec/taints"_json_pointer, json::array());
-    if (taints.is_array()) {
-      for (const auto& t : taints) {
-        if (OptStr(t, "key") == kStepTaintKey) ids.insert(OptStr(t, "value").value_or(""));
-      }
-    }
+    std::set<std::string> ids = StepTaintValues(n);
     if (auto by = OptStr(Annotations(n), kCordonedByAnnotation)) ids.insert(*by);
     for (const auto& id : ids) {
       auto rec = store.GetChange(id);

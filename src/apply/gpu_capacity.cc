@@ -30,8 +30,7 @@ GpuLedger LedgerOf(const json& nodes, const json& pods) {
   GpuLedger out;
   for (const auto& n : nodes) {
     GpuLedger::Node& node = out.nodes[OptStr(n.value("metadata", json::object()), "name").value_or("")];
-    const json unschedulable = n.value("/spec/unschedulable"_json_pointer, json(false));
-    node.schedulable = !(unschedulable.is_boolean() && unschedulable.get<bool>());
+    node.schedulable = !IsUnschedulable(n);
     const json alloc = n.value("/status/allocatable"_json_pointer, json::object());
     if (!alloc.is_object()) continue;
     for (auto it = alloc.begin(); it != alloc.end(); ++it) {
@@ -51,9 +50,7 @@ GpuLedger LedgerOf(const json& nodes, const json& pods) {
     }
     const json meta = p.value("metadata", json::object());
     if (!node.empty() && !gpus.empty() && meta.is_object() && meta.contains("deletionTimestamp")) {
-      const json grace = p.value("/spec/terminationGracePeriodSeconds"_json_pointer, json(30));
-      out.terminating.push_back({PodName(p), OptStr(meta, "uid").value_or(""), node,
-                                 grace.is_number_integer() ? std::max<int64_t>(0, grace.get<int64_t>()) : 30, gpus});
+      out.terminating.push_back({PodName(p), OptStr(meta, "uid").value_or(""), node, GracePeriodSeconds(p), gpus});
     }
   }
   return out;

@@ -12,16 +12,11 @@ const char* kPausedForMigChange = "paused-for-mig-change";
 constexpr const char* kNodeAnnotations[] = {kDoNotDisruptAnnotation, kScaleDownDisabledAnnotation,
                                             kCordonedByAnnotation};
 
-bool Unschedulable(const json& node) {
-  const json v = node.value("/spec/unschedulable"_json_pointer, json(false));
-  return v.is_boolean() && v.get<bool>();
-}
-
 std::optional<std::string> ValueOf(const json& obj, const std::string& key) { return OptStr(obj, key.c_str()); }
 
 NodeUndo PriorOf(const json& node, const NodeGoal& g) {
   NodeUndo u;
-  u.prior.unschedulable = Unschedulable(node);
+  u.prior.unschedulable = IsUnschedulable(node);
   const json labels = Labels(node), annotations = Annotations(node);
   for (const auto& [k, v] : g.labels) u.prior.labels[k] = ValueOf(labels, k);
   u.prior.labels[kMigConfigStateLabel] = ValueOf(labels, kMigConfigStateLabel);
@@ -42,14 +37,17 @@ json& AnnotationsOf(json& node) {
 
 }  // namespace
 
-bool HasStepTaint(const json& node, const std::string& id) {
+std::set<std::string> StepTaintValues(const json& node) {
+  std::set<std::string> out;
   const json taints = node.value("/spec/taints"_json_pointer, json::array());
-  if (!taints.is_array()) return false;
+  if (!taints.is_array()) return out;
   for (const auto& t : taints) {
-    if (OptStr(t, "key") == kStepTaintKey && OptStr(t, "value") == id) return true;
+    if (OptStr(t, "key") == kStepTaintKey) out.insert(OptStr(t, "value").value_or(""));
   }
-  return false;
+  return out;
 }
+
+bool HasStepTaint(const json& node, const std::string& id) { return StepTaintValues(node).count(id) > 0; }
 
 bool RemoveStepTaint(json& node, const std::string& id) {
   bool removed = false;
@@ -76,7 +74,7 @@ Status CheckNodes(StepJournal& j, const std::vector<NodeGoal>& goals) {
     auto node = j.client().Get(NodePath(g.name));
     if (!node.ok()) return node.status();
     const auto by = OptStr(Annotations(*node), kCordonedByAnnotation);
-    if (Unschedulable(*node) && by != j.id()) {
+    if (IsUnschedulable(*node) && by != j.id()) {
       return Status::Error("node " + g.name + " is cordoned by someone else" +
                                (by ? " (change " + *by + ")" : "") + ": not touched",
                            StatusCode::kConflict);
@@ -97,7 +95,7 @@ Status PrepareNode(StepJournal& j, const NodeGoal& g) {
   const bool cordon = nodes[g.name].cordoned;
   auto r = j.client().UpdateWithRetry(NodePath(g.name), [&](json& node) -> Status {
     const auto by = OptStr(Annotations(node), kCordonedByAnnotation);
-    if (Unschedulable(node) && by != j.id() && cordon) {
+    if (IsUnschedulable(node) && by != j.id() && cordon) {
       return Status::Error("node " + g.name + " was cordoned by someone else meanwhile", StatusCode::kConflict);
     }
     json& ann = AnnotationsOf(node);
@@ -132,11 +130,9 @@ Status ReserveAndUncordon(StepJournal& j, const std::string& node, bool reserve)
       n["metadata"]["annotations"].erase(kCordonedByAnnotation);
     }
     if (!reserve) return Status::Ok();
+    if (!StepTaintValues(n).empty()) return Status::Ok();
     json& taints = n["spec"]["taints"];
     if (!taints.is_array()) taints = json::array();
-    for (const auto& t : taints) {
-      if (OptStr(t, "key") == kStepTaintKey) return Status::Ok();
-    }
     taints.push_back({{"key", kStepTaintKey}, {"value", j.id()}, {"effect", "NoSchedule"}});
     return Status::Ok();
   });
@@ -148,11 +144,11 @@ Status Recordon(StepJournal& j, const std::string& node, const NodeUndo& undo) {
   const bool ours = undo.cordoned;
   auto cur = j.client().Get(NodePath(node));
   if (!cur.ok()) return cur.status();
-  if (!HasStepTaint(*cur, j.id()) && (Unschedulable(*cur) || !ours)) return Status::Ok();
+  if (!HasStepTaint(*cur, j.id()) && (IsUnschedulable(*cur) || !ours)) return Status::Ok();
   Status s = j.Intent("recordon", "node " + node + ": cordon again, remove taint " + kStepTaintKey);
   if (!s.ok()) return s;
   auto r = j.client().UpdateWithRetry(NodePath(node), [&](json& n) -> Status {
-    if (ours && !Unschedulable(n)) {
+    if (ours && !IsUnschedulable(n)) {
       n["spec"]["unschedulable"] = true;
       AnnotationsOf(n)[kCordonedByAnnotation] = j.id();
     }

@@ -16,10 +16,12 @@
 //    No write when nothing is left to remove.
 //  - RestorePausedLabels: nvidia.com/gpu.deploy.* labels mig-manager left
 //    paused-for-mig-change (a run that died pending) back to true.
-//  - HasStepTaint / RemoveStepTaint: this change's step taint on a Node
-//    object (the one filter every write above uses).
+//  - StepTaintValues / HasStepTaint / RemoveStepTaint: the step taints on a
+//    Node object, by the change they name (the one filter every write above
+//    and foreign_changes.h use).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,7 @@ Status Recordon(StepJournal& j, const std::string& node, const NodeUndo& undo);
 Status CleanupNode(StepJournal& j, const std::string& node, const NodeUndo& undo);
 Status RestorePausedLabels(StepJournal& j, const std::string& node);
 
+std::set<std::string> StepTaintValues(const nlohmann::json& node);
 bool HasStepTaint(const nlohmann::json& node, const std::string& id);
 // Removes change `id`'s step taint (spec.taints dropped when it ends up
 // empty); returns whether there was one.

@@ -1,5 +1,6 @@
 #include "apply/object_fields.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -160,6 +161,16 @@ bool IsTerminal(const json& pod) {
 }
 
 std::string PodName(const json& pod) { return MetadataString(pod, "namespace") + "/" + MetadataString(pod, "name"); }
+
+bool IsUnschedulable(const json& node) {
+  const json v = node.value("/spec/unschedulable"_json_pointer, json(false));
+  return v.is_boolean() && v.get<bool>();
+}
+
+int64_t GracePeriodSeconds(const json& pod) {
+  const json v = pod.value("/spec/terminationGracePeriodSeconds"_json_pointer, json(30));
+  return v.is_number_integer() ? std::max<int64_t>(0, v.get<int64_t>()) : 30;
+}
 
 std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + node; }
 

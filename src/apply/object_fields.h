@@ -20,7 +20,10 @@
 //    not ("(absent)" for a missing field).
 //  - Accessors that never throw on a missing or mistyped field: OptStr (a
 //    string field or nullopt), Labels / Annotations (an object, {} when
-//    absent), IsTerminal (phase Succeeded or Failed), PodName ("ns/name").
+//    absent), IsTerminal (phase Succeeded or Failed), PodName ("ns/name"),
+//    IsUnschedulable (a node's spec.unschedulable is true), GracePeriodSeconds
+//    (a pod's spec.terminationGracePeriodSeconds, 30 when absent or not an
+//    integer, never negative).
 //  - Paths: NodePath, OwnerPath (Deployment, StatefulSet or ReplicaSet).
 #pragma once
 
@@ -45,6 +48,8 @@ nlohmann::json Labels(const nlohmann::json& obj);
 nlohmann::json Annotations(const nlohmann::json& obj);
 bool IsTerminal(const nlohmann::json& pod);
 std::string PodName(const nlohmann::json& pod);
+bool IsUnschedulable(const nlohmann::json& node);
+int64_t GracePeriodSeconds(const nlohmann::json& pod);
 
 std::string NodePath(const std::string& node);
 std::string OwnerPath(const std::string& kind, const std::string& ns, const std::string& name);

@@ -16,16 +16,28 @@ using json = nlohmann::json;
 json LabelJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
 // The whole GPUs a node offers once back under `target` (its prior MIG
-// config), from the ConfigMap; its GPU count when that cannot be told.
-int64_t WholeGpusUnder(StepJournal& j, const std::optional<std::string>& target, int64_t gpus) {
-  if (!target || *target == kAllDisabled) return gpus;
-  const StepArtifacts& a = j.ctx().artifacts;
-  auto cm = j.client().Get("/api/v1/namespaces/" + a.operator_namespace + "/configmaps/" + a.mig_configmap);
-  if (!cm.ok()) return gpus;
-  auto exp = ExpectedMigResources(cm->value("/data/config.yaml"_json_pointer, std::string()), *target,
-                                  static_cast<int>(gpus));
-  return exp.ok() ? (*exp)[model::kGpuResource] : gpus;
-}
+// config), from the MIG ConfigMap (read once, on the first node that needs
+// it); its GPU count when that cannot be told.
+class WholeGpusUnder {
+ public:
+  explicit WholeGpusUnder(StepJournal& j) : j_(j) {}
+  int64_t operator()(const std::optional<std::string>& target, int64_t gpus) {
+    if (!target || *target == kAllDisabled) return gpus;
+    if (!yaml_) {
+      const StepArtifacts& a = j_.ctx().artifacts;
+      auto cm = j_.client().Get("/api/v1/namespaces/" + a.operator_namespace + "/configmaps/" + a.mig_configmap);
+      yaml_ = cm.ok() ? std::optional<std::string>(cm->value("/data/config.yaml"_json_pointer, std::string()))
+                      : std::nullopt;
+    }
+    if (!*yaml_) return gpus;
+    auto exp = ExpectedMigResources(**yaml_, *target, static_cast<int>(gpus));
+    return exp.ok() ? (*exp)[model::kGpuResource] : gpus;
+  }
+
+ private:
+  StepJournal& j_;
+  std::optional<std::optional<std::string>> yaml_;  // outer: read yet; inner: the ConfigMap's config, if any
+};
 
 }  // namespace
 
@@ -35,6 +47,7 @@ Result<Goal> RevertGoal(StepJournal& j) {
   Goal goal;
   int64_t owners_need = 0, coming = 0;
   std::set<std::string> nodes;
+  WholeGpusUnder whole_gpus_under(j);
   for (const auto& [node, undo] : step.nodes) {
     nodes.insert(node);
     auto cur = j.client().Get(NodePath(node));
@@ -52,7 +65,7 @@ Result<Goal> RevertGoal(StepJournal& j) {
       ng.labels[label] = PriorTarget(label, undo);
     }
     auto mig = ng.labels.find(kMigConfigLabel);
-    coming += WholeGpusUnder(j, mig == ng.labels.end() ? std::nullopt : mig->second, undo.gpu_count);
+    coming += whole_gpus_under(mig == ng.labels.end() ? std::nullopt : mig->second, undo.gpu_count);
     goal.nodes.push_back(ng);
   }
   for (const auto& o : step.owners) {

@@ -32,6 +32,8 @@ Status EvictAndWait(StepJournal& j, const json& pod, Clock::TimePoint until) {
   const std::string name = OptStr(meta, "name").value_or("");
   const std::string uid = OptStr(meta, "uid").value_or("");
   const std::string display = ns + "/" + name;
+  // Read before evicting: `pod` may refer to storage the eviction invalidates.
+  const milliseconds gone_within = milliseconds(GracePeriodSeconds(pod) * 1000) + j.options().pod_gone_margin;
   Clock& clock = j.ctx().clock;
   if (!meta.contains("deletionTimestamp")) {
     Status s = j.Intent("evict", "evict pod " + display);
@@ -65,8 +67,7 @@ Status EvictAndWait(StepJournal& j, const json& pod, Clock::TimePoint until) {
       clock.Sleep(wait);
     }
   }
-  const auto wait = milliseconds(GracePeriodSeconds(pod) * 1000) + j.options().pod_gone_margin;
-  return Poll(j, "pod " + display + " to be gone", wait, [&]() -> Result<bool> {
+  return Poll(j, "pod " + display + " to be gone", gone_within, [&]() -> Result<bool> {
     auto got = j.client().Get("/api/v1/namespaces/" + ns + "/pods/" + name);
     if (!got.ok()) {
       if (got.error().Code() == StatusCode::kNotFound) return true;

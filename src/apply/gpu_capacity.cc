@@ -81,10 +81,11 @@ Status CheckNeeds(const GpuLedger& ledger, const std::vector<plan::CapacityNeed>
 }
 
 Status CheckWholeGpusForRevert(const GpuLedger& ledger, const std::set<std::string>& reverted, int64_t owners_need,
-                               int64_t coming, const std::string& id) {
+                               int64_t coming, const std::string& id, bool* fit_elsewhere) {
   int64_t needed = owners_need;
   auto pending = ledger.pending.find(model::kGpuResource);
   if (pending != ledger.pending.end()) needed += pending->second;  // Pending for whole GPUs: competes for them
+  const int64_t needed_by_owners_and_pending = needed;
   int64_t free = 0;
   for (const auto& [name, node] : ledger.nodes) {
     auto used = node.requested.find(model::kGpuResource);
@@ -96,6 +97,7 @@ Status CheckWholeGpusForRevert(const GpuLedger& ledger, const std::set<std::stri
     if (!node.schedulable) continue;
     free += std::max<int64_t>(0, ledger.Free(name, model::kGpuResource));
   }
+  if (fit_elsewhere != nullptr) *fit_elsewhere = free >= needed_by_owners_and_pending;
   if (free + coming < needed) {
     return Status::Error("cannot revert change " + id + ": the workloads need " + std::to_string(needed) +
                              " whole GPUs, the cluster would have " + std::to_string(free + coming) + " (" +

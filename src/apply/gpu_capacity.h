@@ -63,7 +63,9 @@ Status CheckNeeds(const GpuLedger& ledger, const std::vector<plan::CapacityNeed>
 // `reverted`: the nodes the revert reconfigures; `owners_need`: whole GPUs
 // the owners' pods request once back; `coming`: whole GPUs the reverted
 // nodes offer once back.  The error (kUnavailable) says how many are missing.
+// `fit_elsewhere` (when given) tells whether the owners' pods and the pods
+// Pending for whole GPUs fit in the other nodes' free whole GPUs alone.
 Status CheckWholeGpusForRevert(const GpuLedger& ledger, const std::set<std::string>& reverted, int64_t owners_need,
-                               int64_t coming, const std::string& id);
+                               int64_t coming, const std::string& id, bool* fit_elsewhere = nullptr);
 
 }  // namespace kubeon::apply

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "model/cluster.h"
 
@@ -113,18 +115,55 @@ std::string FieldPath(const std::string& pointer) {
   return out;
 }
 
+namespace {
+// The pointers of the fields where `from` and `to` differ (json::diff), an
+// element appended to an array ("/-" in the diff) named by its index in `to`.
+std::vector<std::string> ChangedFields(const json& from, const json& to) {
+  std::vector<std::string> out;
+  std::map<std::string, size_t> next_index;  // array pointer -> index of its next appended element
+  for (const auto& op : json::diff(from, to)) {
+    std::string path = op["path"].get<std::string>();
+    if (path.size() >= 2 && path.compare(path.size() - 2, 2, "/-") == 0) {
+      const std::string array = path.substr(0, path.size() - 2);
+      auto [it, fresh] = next_index.emplace(array, 0);
+      if (fresh) {
+        const json::json_pointer p(array);
+        it->second = from.contains(p) && from.at(p).is_array() ? from.at(p).size() : 0;
+      }
+      path = array + "/" + std::to_string(it->second++);
+    }
+    out.push_back(std::move(path));
+  }
+  return out;
+}
+
+json At(const json& obj, const std::string& pointer) {
+  const json::json_pointer p(pointer);
+  return obj.contains(p) ? obj.at(p) : json(nullptr);
+}
+}  // namespace
+
 std::string FirstDrift(const json& before, const json& after, const json& current) {
-  for (const auto& op : json::diff(before, after)) {
-    const std::string path = op["path"].get<std::string>();
-    const json::json_pointer p(path);
-    const json want = after.contains(p) ? after.at(p) : json(nullptr);
-    const json have = current.contains(p) ? current.at(p) : json(nullptr);
+  for (const std::string& path : ChangedFields(before, after)) {
+    const json want = At(after, path);
+    const json have = At(current, path);
     if (want != have) {
       return FieldPath(path) + ": expected " + (want.is_null() ? "(absent)" : want.dump()) + ", found " +
              (have.is_null() ? "(absent)" : have.dump());
     }
   }
   return "";
+}
+
+std::optional<json> RestoreFields(const json& before, const json& after, const json& current) {
+  if (!FirstDrift(before, after, current).empty()) return std::nullopt;
+  try {
+    // The diff's paths hold what the change set (FirstDrift above), so the
+    // patch undoes exactly that; anything else `current` holds stays.
+    return current.patch(json::diff(after, before));
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<std::string> OptStr(const json& obj, const char* key) {

@@ -17,7 +17,12 @@
 //  - FirstDrift: whether `current` still holds, at every field where
 //    `before` and `after` differ, the value `after` has there; "" when it
 //    does, else "<FieldPath>: expected X, found Y" for the first that does
-//    not ("(absent)" for a missing field).
+//    not ("(absent)" for a missing field).  An element appended to a list
+//    is checked at its index.
+//  - RestoreFields: `current` with the fields where `before` and `after`
+//    differ put back to `before`, everything else (someone else's edits)
+//    kept; nullopt when FirstDrift finds one of those fields changed, or the
+//    lists they are in no longer line up.
 //  - Accessors that never throw on a missing or mistyped field: OptStr (a
 //    string field or nullopt), Labels / Annotations (an object, {} when
 //    absent), IsTerminal (phase Succeeded or Failed), PodName ("ns/name"),
@@ -42,6 +47,8 @@ std::map<std::string, int64_t> PodGpuRequests(const nlohmann::json& pod);
 void StrategicMerge(nlohmann::json& target, const nlohmann::json& patch);
 std::string FieldPath(const std::string& json_pointer);
 std::string FirstDrift(const nlohmann::json& before, const nlohmann::json& after, const nlohmann::json& current);
+std::optional<nlohmann::json> RestoreFields(const nlohmann::json& before, const nlohmann::json& after,
+                                            const nlohmann::json& current);
 
 std::optional<std::string> OptStr(const nlohmann::json& obj, const char* key);
 nlohmann::json Labels(const nlohmann::json& obj);

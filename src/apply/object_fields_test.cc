@@ -72,6 +72,55 @@ TEST(FirstDrift, OnlyTheFieldsTheChangeSet) {
   EXPECT_EQ(FirstDrift(before, after, current), ".spec.r[\"nvidia.com/gpu\"]: expected (absent), found \"1\"");
 }
 
+TEST(FirstDrift, AnAppendedListElementIsCheckedAtItsIndex) {
+  const json tol = json::parse(R"({"key": "gpu.kubeon.io/step", "operator": "Equal", "value": "5e1c0a77"})");
+  json before = json::parse(R"({"spec": {"tolerations": [{"key": "dedicated", "operator": "Exists"}]}})");
+  json after = before;
+  after["spec"]["tolerations"].push_back(tol);
+  json current = after;
+  EXPECT_EQ(FirstDrift(before, after, current), "");
+  current["spec"]["tolerations"][1]["value"] = "0badcafe";
+  EXPECT_EQ(FirstDrift(before, after, current),
+            ".spec.tolerations[1]: expected " + tol.dump() + ", found " + current["spec"]["tolerations"][1].dump());
+  current["spec"]["tolerations"].erase(1);
+  EXPECT_EQ(FirstDrift(before, after, current), ".spec.tolerations[1]: expected " + tol.dump() + ", found (absent)");
+}
+
+TEST(RestoreFields, PutsBackOnlyWhatTheChangeSet) {
+  const json before = json::parse(R"({"spec": {"containers": [{"name": "main", "image": "a",
+      "resources": {"limits": {"nvidia.com/gpu": "1"}}}], "tolerations": [{"key": "a", "operator": "Exists"}]}})");
+  json after = before;
+  after["spec"]["containers"][0]["resources"]["limits"] = json::parse(R"({"nvidia.com/mig-1g.5gb": "1"})");
+  after["spec"]["tolerations"].push_back(
+      json::parse(R"({"key": "gpu.kubeon.io/step", "operator": "Equal", "value": "5e1c0a77"})"));
+  // kubectl set env deployment/x FOO=bar, and a toleration appended after the change's.
+  json current = after;
+  current["spec"]["containers"][0]["env"] = json::parse(R"([{"name": "FOO", "value": "bar"}])");
+  current["spec"]["tolerations"].push_back(json::parse(R"({"key": "b", "operator": "Exists"})"));
+  auto back = RestoreFields(before, after, current);
+  ASSERT_TRUE(back.has_value());
+  json want = before;
+  want["spec"]["containers"][0]["env"] = current["spec"]["containers"][0]["env"];
+  want["spec"]["tolerations"].push_back(current["spec"]["tolerations"][2]);
+  EXPECT_EQ(*back, want);
+  // Unchanged since the change: exactly the template from before.
+  EXPECT_EQ(RestoreFields(before, after, after), before);
+  // A field the change set was changed: not restored.
+  current["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/mig-1g.5gb"] = "2";
+  EXPECT_EQ(RestoreFields(before, after, current), std::nullopt);
+}
+
+TEST(RestoreFields, AListTheChangeAddedWholeMustBeAsItLeftIt) {
+  const json before = json::parse(R"({"spec": {"image": "a"}})");
+  const json after = json::parse(R"({"spec": {"image": "a", "tolerations": [{"key": "gpu.kubeon.io/step"}]}})");
+  json current = after;
+  current["spec"]["image"] = "b";
+  EXPECT_EQ(RestoreFields(before, after, current), json::parse(R"({"spec": {"image": "b"}})"));
+  current["spec"]["tolerations"].push_back(json::parse(R"({"key": "b"})"));
+  EXPECT_EQ(RestoreFields(before, after, current), std::nullopt);
+  EXPECT_NE(FirstDrift(before, after, current), "");
+}
+
 TEST(Accessors, NeverThrowOnMissingOrMistypedFields) {
   const json pod = json::parse(R"({"metadata": {"namespace": "ml", "name": "p", "labels": {"a": "1"}, "annotations": 7},
                                    "status": {"phase": "Failed"}})");

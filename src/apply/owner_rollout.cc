@@ -49,6 +49,22 @@ Result<bool> MoveOnDeletePods(StepJournal& j, const json& sts, const std::string
 
 }  // namespace
 
+Status TemplateChangedError(const OwnerGoal& g, const json& before, const json& after, const json& current,
+                            const std::string& id) {
+  const std::string drift = FirstDrift(before, after, current);
+  const std::string since = id.empty() ? "" : " since change " + id;
+  if (drift.empty()) {
+    return Status::Error("the lists in spec.template of " + g.Display() + " that change " +
+                             (id.empty() ? std::string("being reverted") : id) + " set were reordered" + since +
+                             "; nothing changed",
+                         StatusCode::kConflict);
+  }
+  const size_t colon = drift.find(": expected ");
+  return Status::Error("field spec.template" + drift.substr(0, colon) + " of " + g.Display() + " was changed" + since +
+                           " (" + drift.substr(colon + 2) + "); nothing changed",
+                       StatusCode::kConflict);
+}
+
 Status PatchOwner(StepJournal& j, const OwnerGoal& g) {
   const std::string path = OwnerPath(g.kind, g.namespace_, g.name);
   auto cur = j.client().Get(path);
@@ -83,13 +99,24 @@ Status PatchOwner(StepJournal& j, const OwnerGoal& g) {
   auto r = j.client().UpdateWithRetry(path, [&](json& obj) -> Status {
     if (g.patch) {
       StrategicMerge(obj, *g.patch);
+    } else if (g.restore_fields) {
+      json& tpl = obj["spec"]["template"];
+      auto back = RestoreFields(g.restore_fields->before, g.restore_fields->after, tpl);
+      if (!back) return TemplateChangedError(g, g.restore_fields->before, g.restore_fields->after, tpl, "");
+      tpl = std::move(*back);
     } else {
       obj["spec"]["template"] = *g.template_;
     }
-    if (g.add_toleration) {
+    if (g.add_toleration) {  // this step's toleration, in place of an earlier step's
       json& tol = obj["spec"]["template"]["spec"]["tolerations"];
-      if (!tol.is_array()) tol = json::array();
-      if (std::find(tol.begin(), tol.end(), StepToleration()) == tol.end()) tol.push_back(StepToleration());
+      json kept = json::array();
+      if (tol.is_array()) {
+        for (const auto& t : tol) {
+          if (OptStr(t, "key") != kStepTaintKey) kept.push_back(t);
+        }
+      }
+      kept.push_back(StepToleration(g.change.value_or("")));
+      tol = std::move(kept);
     }
     json& ann = obj["metadata"]["annotations"];
     if (!ann.is_object()) ann = json::object();

@@ -32,7 +32,8 @@ TEST_F(OwnerRolloutTest, PatchRecordsTheTemplateBeforeAndAfter) {
   ASSERT_TRUE(PatchOwner(j, Forward()).ok());
   const json& dep = cluster().At(kDep);
   EXPECT_EQ(dep["metadata"]["annotations"][kChangeAnnotation], "5e1c0a77");
-  EXPECT_EQ(dep["spec"]["template"]["spec"]["tolerations"], json::array({StepToleration()}));
+  EXPECT_EQ(dep["spec"]["template"]["spec"]["tolerations"],
+            json::parse(R"([{"key":"gpu.kubeon.io/step","operator":"Equal","value":"5e1c0a77","effect":"NoSchedule"}])"));
   EXPECT_EQ(dep["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"],
             (json{{"nvidia.com/mig-1g.5gb", "1"}}));
   ASSERT_EQ(j.run().owners.size(), 1u);
@@ -46,6 +47,18 @@ TEST_F(OwnerRolloutTest, PatchRecordsTheTemplateBeforeAndAfter) {
   EXPECT_EQ(cluster().At(kDep)["spec"]["template"], before);
   EXPECT_FALSE(cluster().At(kDep)["metadata"]["annotations"].contains(kChangeAnnotation));
   EXPECT_EQ(j.run().owners.size(), 1u);
+}
+
+TEST_F(OwnerRolloutTest, AnEarlierStepsTolerationIsReplacedOthersKept) {
+  json& tpl = cluster().objects[kDep]["spec"]["template"];
+  tpl["spec"]["tolerations"] = json::parse(R"([{"key":"dedicated","operator":"Exists","effect":"NoSchedule"},
+      {"key":"gpu.kubeon.io/step","operator":"Exists","effect":"NoSchedule"},
+      {"key":"gpu.kubeon.io/step","operator":"Equal","value":"0badcafe","effect":"NoSchedule"}])");
+  StepJournal& j = Journal();
+  ASSERT_TRUE(PatchOwner(j, Forward()).ok());
+  EXPECT_EQ(cluster().At(kDep)["spec"]["template"]["spec"]["tolerations"],
+            json::array({json::parse(R"({"key":"dedicated","operator":"Exists","effect":"NoSchedule"})"),
+                         StepToleration("5e1c0a77")}));
 }
 
 TEST_F(OwnerRolloutTest, AGitOpsOwnerIsPrintedAndLoggedNotPatched) {

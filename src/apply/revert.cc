@@ -5,6 +5,7 @@
 #include "apply/gpu_capacity.h"
 #include "apply/object_fields.h"
 #include "apply/operator_config.h"
+#include "apply/owner_rollout.h"
 #include "apply/terminations.h"
 #include "model/cluster.h"
 
@@ -72,13 +73,13 @@ Result<Goal> RevertGoal(StepJournal& j) {
     if (!o.patched) continue;
     auto cur = j.client().Get(OwnerPath(o.kind, o.namespace_, o.name));
     if (!cur.ok()) return cur.status();
-    const std::string drift = FirstDrift(o.template_before, o.template_after.value_or(json::object()),
-                                         cur->value("/spec/template"_json_pointer, json::object()));
-    if (!drift.empty()) {
-      return Status::Error("field spec.template" + drift + " of " + o.Display() + " was changed since change " + id +
-                               " (" + drift.substr(drift.find(':') + 2) + "); nothing changed",
-                           StatusCode::kConflict);
-    }
+    // Only the fields the change set go back; someone else's edits since stay.
+    OwnerGoal back = RestoreGoal(o);
+    back.restore_fields = OwnerGoal::FieldsBack{o.template_before, o.template_after.value_or(json::object())};
+    const json current = cur->value("/spec/template"_json_pointer, json::object());
+    std::optional<json> restored = RestoreFields(back.restore_fields->before, back.restore_fields->after, current);
+    if (!restored) return TemplateChangedError(back, back.restore_fields->before, back.restore_fields->after, current, id);
+    back.template_ = std::move(*restored);
     // Whole GPUs its pods need once back.
     json pod = json::object();
     pod["spec"] = o.template_before.value("spec", json::object());
@@ -86,12 +87,15 @@ Result<Goal> RevertGoal(StepJournal& j) {
     const json replicas = cur->value("/spec/replicas"_json_pointer, json(1));
     owners_need += (replicas.is_number_integer() ? replicas.get<int64_t>() : 1) *
                    (req.count(model::kGpuResource) ? req[model::kGpuResource] : 0);
-    goal.owners.push_back(RestoreGoal(o));
+    goal.owners.push_back(std::move(back));
   }
-  Status fits = CheckCapacityAwaitingTerminations(
-      j, [&](const GpuLedger& l) { return CheckWholeGpusForRevert(l, nodes, owners_need, coming, id); });
+  bool elsewhere = false;
+  Status fits = CheckCapacityAwaitingTerminations(j, [&](const GpuLedger& l) {
+    return CheckWholeGpusForRevert(l, nodes, owners_need, coming, id, &elsewhere);
+  });
   if (!fits.ok()) return fits;
   goal.owners_first = true;
+  goal.owners_fit_elsewhere = elsewhere;
   goal.reserve = false;
   return goal;
 }

@@ -1,7 +1,8 @@
 // What a revert of a done change sets, and whether it may run: the goal that
 // puts back exactly the fields the step set (config labels to PriorTarget,
-// owners to their templates from before; owners first, no reservation
-// taint), refused with nothing changed when
+// owners to their templates from before; the nodes cordoned, then the owners
+// moved, no reservation taint: see Goal::owners_first), refused with nothing
+// changed when
 //  - a field the step set no longer holds the value it set: the error names
 //    the field, the object, the value expected and the value found
 //    (kConflict); or

@@ -72,8 +72,41 @@ TEST_F(RevertTest, TheGoalPutsBackExactlyWhatTheStepSet) {
   ASSERT_EQ(g->owners.size(), 1u);
   EXPECT_EQ(*g->owners[0].template_, FakeDeployment("ml", "infer", 2)["spec"]["template"]);
   EXPECT_TRUE(g->owners_first);
+  EXPECT_TRUE(g->owners_fit_elsewhere);  // spare's 2 whole GPUs take the 2 replicas
   EXPECT_FALSE(g->reserve);
   EXPECT_TRUE(cluster().writes.empty());
+}
+
+// The whole GPUs the owners need come from the reverted node itself: their
+// rollouts are not awaited before the node is emptied and reconfigured.
+TEST_F(RevertTest, WithoutWholeGpusElsewhereTheRolloutsWaitForTheNode) {
+  Result<Goal> g = RevertGoal(RevertJournal());
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_FALSE(g->owners_fit_elsewhere);
+}
+
+// kubectl set env deployment/infer FOO=bar after the change: the revert puts
+// back only the resources the change set, and FOO stays.
+TEST_F(RevertTest, SomeoneElsesEditToOtherFieldsIsKept) {
+  cluster().Put("/api/v1/nodes/spare", FakeNode("spare", 2));
+  json& tpl = cluster().At(kDep)["spec"]["template"];
+  tpl["spec"]["containers"][0]["env"] = json::parse(R"([{"name": "FOO", "value": "bar"}])");
+  StepJournal& j = RevertJournal();
+  BeginRevert(j);
+  Result<Goal> g = RevertGoal(j);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  json want = FakeDeployment("ml", "infer", 2)["spec"]["template"];
+  want["spec"]["containers"][0]["env"] = tpl["spec"]["containers"][0]["env"];
+  EXPECT_EQ(*g->owners[0].template_, want);
+  testing::PlayGpuOperator(cluster());
+  auto op = cluster().on_write;
+  cluster().on_write = [op](const std::string& path, json& obj) {
+    op(path, obj);
+    if (path.rfind("/apis/apps/v1/", 0) == 0) testing::CompleteRollout(obj);
+  };
+  const StepOutcome o = RunGoal(j, *g, audit::ChangeState::kReverted);
+  ASSERT_EQ(o.kind, OutcomeKind::kDone) << o.cause;
+  EXPECT_EQ(cluster().At(kDep)["spec"]["template"], want);
 }
 
 TEST_F(RevertTest, ALabelChangedSinceIsRefusedNamingFieldObjectAndValues) {

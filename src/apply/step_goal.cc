@@ -48,6 +48,8 @@ OwnerGoal RestoreGoal(const OwnerUndo& owner) {
   return g;
 }
 
-json StepToleration() { return {{"key", kStepTaintKey}, {"operator", "Exists"}, {"effect", "NoSchedule"}}; }
+json StepToleration(const std::string& change_id) {
+  return {{"key", kStepTaintKey}, {"operator", "Equal"}, {"value", change_id}, {"effect", "NoSchedule"}};
+}
 
 }  // namespace kubeon::apply

@@ -21,17 +21,26 @@ bool IsStep(StepJournal& j) { return j.kind() == RunKind::kStep; }
 
 // ---- the forward phases ---------------------------------------------------
 
-Status Owners(StepJournal& j, const Goal& goal) {
+Status PatchOwners(StepJournal& j, const Goal& goal) {
   j.run().phase = Phase::kOwners;
   for (const auto& o : goal.owners) {
     if (Status s = PatchOwner(j, o); !s.ok()) return s;
   }
+  return Status::Ok();
+}
+
+Status AwaitRollouts(StepJournal& j) {
   const std::vector<OwnerUndo> owners = j.run().owners;
   for (const auto& o : owners) {
     if (!o.patched) continue;
     if (Status s = WaitRollout(j, o.kind, o.namespace_, o.name); !s.ok()) return s;
   }
   return Status::Ok();
+}
+
+Status Owners(StepJournal& j, const Goal& goal) {
+  if (Status s = PatchOwners(j, goal); !s.ok()) return s;
+  return AwaitRollouts(j);
 }
 
 Status Configure(StepJournal& j, const NodeGoal& g) {
@@ -57,13 +66,18 @@ Status Cleanup(StepJournal& j) {
   return Status::Ok();
 }
 
+// Cordon, (a revert: the owners back), the ConfigMaps, evict, configure,
+// uncordon, (a step: the owners onto the slices), clean up.  See Goal.
 Status Forward(StepJournal& j, const Goal& goal) {
-  if (goal.owners_first) {
-    if (Status s = Owners(j, goal); !s.ok()) return s;
-  }
   j.run().phase = Phase::kPrepare;
   for (const auto& g : goal.nodes) {
     if (Status s = PrepareNode(j, g); !s.ok()) return s;
+  }
+  if (goal.owners_first) {
+    if (Status s = PatchOwners(j, goal); !s.ok()) return s;
+    if (goal.owners_fit_elsewhere) {
+      if (Status s = AwaitRollouts(j); !s.ok()) return s;
+    }
   }
   j.run().phase = Phase::kConfigure;
   bool synced_needed = false;
@@ -86,6 +100,8 @@ Status Forward(StepJournal& j, const Goal& goal) {
   }
   if (!goal.owners_first) {
     if (Status s = Owners(j, goal); !s.ok()) return s;
+  } else if (!goal.owners_fit_elsewhere) {
+    if (Status s = AwaitRollouts(j); !s.ok()) return s;
   }
   j.run().phase = Phase::kCleanup;
   if (Status s = j.Save(); !s.ok()) return s;

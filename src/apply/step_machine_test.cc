@@ -68,6 +68,26 @@ class StepMachineTest : public StepFixture {
   json& Node() { return cluster().At(kNode); }
   audit::ChangeRecord Change() { return **store_.GetChange("5e1c0a77"); }
 
+  void RevertInOrder(bool owners_fit_elsewhere) {
+    StepJournal& j = Journal("5e1c0a77", RunKind::kRevert);
+    BeginRevert(j);
+    Goal g = MigGoal();
+    g.owners_first = true;
+    g.owners_fit_elsewhere = owners_fit_elsewhere;
+    g.reserve = false;
+    const StepOutcome o = RunGoal(j, g, audit::ChangeState::kReverted);
+    ASSERT_EQ(o.kind, OutcomeKind::kDone) << o.cause;
+    EXPECT_EQ(PhaseRuns(), (std::vector<std::string>{"prepare", "owners", "configure", "uncordon", "cleanup"}));
+    EXPECT_EQ(Change().state, audit::ChangeState::kReverted);
+    const auto& w = cluster().writes;
+    auto first = [&](const std::string& what) {
+      return std::find_if(w.begin(), w.end(), [&](const std::string& s) { return s.find(what) != std::string::npos; });
+    };
+    ASSERT_NE(first(kDep), w.end());
+    EXPECT_LT(first(kNode), first(kDep)) << "the node is cordoned before the owner moves";
+    EXPECT_FALSE(Node()["spec"].contains("taints"));
+  }
+
   std::vector<std::string> phases_;
   std::function<bool(Phase)> stop_at_;
   plan::ScheduleStep step_;
@@ -88,16 +108,15 @@ TEST_F(StepMachineTest, AStepWritesInPrepareConfigureUncordonOwnersCleanupOrder)
   EXPECT_EQ(o.writes, static_cast<int>(phases_.size()));
 }
 
-TEST_F(StepMachineTest, ARevertMovesTheOwnersFirstAndReservesNothing) {
-  StepJournal& j = Journal("5e1c0a77", RunKind::kRevert);
-  BeginRevert(j);
-  Goal g = MigGoal();
-  g.owners_first = true;
-  g.reserve = false;
-  const StepOutcome o = RunGoal(j, g, audit::ChangeState::kReverted);
-  ASSERT_EQ(o.kind, OutcomeKind::kDone) << o.cause;
-  EXPECT_EQ(PhaseRuns(), (std::vector<std::string>{"owners", "prepare", "configure", "uncordon", "cleanup"}));
-  EXPECT_EQ(Change().state, audit::ChangeState::kReverted);
+// A revert cordons its nodes before it moves the owners back, so that their
+// restored pods cannot land there, and reserves nothing; with whole GPUs
+// free elsewhere or not (the rollouts awaited before the evictions, or after
+// the node is back).
+TEST_F(StepMachineTest, ARevertCordonsItsNodesThenMovesTheOwnersAndReservesNothing) {
+  RevertInOrder(/*owners_fit_elsewhere=*/true);
+}
+TEST_F(StepMachineTest, ARevertWithoutWholeGpusElsewhereAwaitsTheRolloutsLast) {
+  RevertInOrder(/*owners_fit_elsewhere=*/false);
 }
 
 TEST_F(StepMachineTest, ARefusalWritesNothing) {

@@ -118,11 +118,13 @@ StepOutcome RunStep(const StepContext& ctx, const plan::ScheduleStep& step);
 std::vector<StepOutcome> ResumeOrRollback(const StepContext& ctx);
 
 // Restores exactly the fields `done` change `id` set (node config labels,
-// owners' templates) through the same safe sequence, owners first: owners
-// back to their prior templates (their rollouts, within maxUnavailable,
-// carry the pods to whole GPUs, so no PDB blocks what follows), then per
-// node cordon, evict its GPU pods, config back (an empty prior MIG label
-// becomes all-disabled), uncordon; no reservation taint.  Refused, with
+// owners' templates) through the same safe sequence: its nodes cordoned
+// (the owners' restored pods must not land there while they still run
+// slices), owners back to their prior templates (with whole GPUs free
+// elsewhere their rollouts, within maxUnavailable, carry the pods there
+// first, so no PDB blocks what follows), then per node evict its GPU pods,
+// config back (an empty prior MIG label becomes all-disabled), uncordon; no
+// reservation taint.  Refused, with
 // nothing changed, when one of those fields no longer holds the value the
 // change set (the error names field, object, expected and found value) or
 // when the cluster lacks the whole GPUs the workloads need afterwards (it

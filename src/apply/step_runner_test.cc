@@ -570,7 +570,9 @@ TEST_F(StepRunnerTest, RevertRefusedAfterManualEdit) {
   EXPECT_EQ(rev.writes, 0);
   EXPECT_NE(rev.cause.find("Deployment ml/infer"), std::string::npos) << rev.cause;
   EXPECT_NE(rev.cause.find("field spec.template.spec.containers[0].resources"), std::string::npos) << rev.cause;
-  EXPECT_NE(rev.cause.find("[\"nvidia.com/mig-1g.5gb\"]: expected \"1\", found (absent)"), std::string::npos)
+  EXPECT_NE(rev.cause.find("[\"nvidia.com/mig-1g.5gb\"] of Deployment ml/infer was changed since change 5e1c0a77 "
+                           "(expected \"1\", found (absent))"),
+            std::string::npos)
       << rev.cause;
   EXPECT_NE(rev.cause.find("nothing changed"), std::string::npos) << rev.cause;
   EXPECT_EQ(State("5e1c0a77"), "done");

@@ -16,6 +16,11 @@ Result<plan::ScheduleStep> StepOfChange(const audit::ChangeRecord& r) {
   return step;
 }
 
+std::vector<Attempt> EarlierAttempts(const audit::ChangeRecord& r) {
+  Result<StepRecord> record = ReadStepRecord(r.undo_json, "change " + r.id);
+  return record.ok() ? record->attempts : std::vector<Attempt>{};
+}
+
 json ChangeToJson(const audit::ChangeRecord& r, std::chrono::system_clock::time_point now) {
   const Result<plan::ScheduleStep> step = StepOfChange(r);
   json approval = nullptr;
@@ -28,6 +33,11 @@ json ChangeToJson(const audit::ChangeRecord& r, std::chrono::system_clock::time_
                 {"hash", r.approved_hash},
                 {"matches_step", r.approved_hash == r.content_hash}};
   }
+  const std::vector<Attempt> attempts = EarlierAttempts(r);
+  json attempts_json = json::array();
+  for (const Attempt& a : attempts) {
+    attempts_json.push_back({{"number", a.number}, {"ended_at", a.ended_at}, {"cause", a.cause}});
+  }
   return {{"id", r.id},
           {"policy", r.policy},
           {"state", std::string(audit::ChangeStateName(r.state))},
@@ -39,7 +49,9 @@ json ChangeToJson(const audit::ChangeRecord& r, std::chrono::system_clock::time_
           {"rejected_by", r.rejected_by.empty() ? json(nullptr) : json(r.rejected_by)},
           {"reason", r.reason},
           {"step", step.ok() ? plan::StepToJson(*step) : json(nullptr)},
-          {"step_error", step.ok() ? json(nullptr) : json(step.status().message())}};
+          {"step_error", step.ok() ? json(nullptr) : json(step.status().message())},
+          {"attempt", attempts.size() + 1},
+          {"attempts", attempts_json}};
 }
 
 }  // namespace kubeon::apply

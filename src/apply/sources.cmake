@@ -11,13 +11,14 @@
 set(AREA_SOURCES rfc3339.cc change_json.cc lease.cc gate.cc apply_run.cc object_fields.cc operator_config.cc
     step_record.cc step_journal.cc step_wait.cc step_goal.cc gpu_capacity.cc node_ops.cc operator_configmaps.cc
     eviction.cc label_handshake.cc owner_rollout.cc terminations.cc step_machine.cc revert.cc step_runner.cc lease_revert.cc foreign_changes.cc
-    apply_policy.cc)
+    apply_policy.cc retry.cc)
 set(AREA_DEPS kubeon_kube kubeon_plan kubeon_audit kubeon_policy kubeon_metrics kubeon_model
     nlohmann_json::nlohmann_json yaml-cpp)
 set(AREA_TESTS gate_test.cc apply_run_test.cc lease_test.cc object_fields_test.cc operator_config_test.cc
     step_record_test.cc step_journal_test.cc step_wait_test.cc step_goal_test.cc gpu_capacity_test.cc node_ops_test.cc
     operator_configmaps_test.cc eviction_test.cc label_handshake_test.cc owner_rollout_test.cc step_machine_test.cc
-    terminations_test.cc revert_test.cc lease_revert_test.cc foreign_changes_test.cc content_hash_golden_test.cc)
+    terminations_test.cc revert_test.cc lease_revert_test.cc foreign_changes_test.cc content_hash_golden_test.cc
+    retry_test.cc)
 
 function(kubeon_apply_link_extras)
   # The content-hash golden plans the demo through inputs/ as the commands do.

@@ -48,7 +48,7 @@ TEST_F(StepJournalTest, LoadRefusesARecordOfANewerVersion) {
   audit::ChangeRecord r;
   r.id = "0badf00d";
   r.state = audit::ChangeState::kRunning;
-  r.undo_json = R"({"step":{"nodes":{},"owners":[],"phase":"prepare"},"version":2})";
+  r.undo_json = R"({"step":{"nodes":{},"owners":[],"phase":"prepare"},"version":3})";
   ASSERT_TRUE(store_.PutChange(r, 0).ok());
   StepContext ctx = Ctx();
   StepJournal j(ctx, "0badf00d", RunKind::kStep);

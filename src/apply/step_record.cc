@@ -210,6 +210,23 @@ Status ReadRun(const json& j, const std::string& path, RunRecord* r) {
   return Status::Ok();
 }
 
+Status ReadAttempts(const json& j, std::vector<Attempt>* out) {
+  if (!j.is_array()) return Fields::Bad("undo.attempts", "is not an array");
+  for (size_t i = 0; i < j.size(); ++i) {
+    Fields f(j[i], "undo.attempts[" + std::to_string(i) + "]");
+    KUBEON_RETURN_IF_ERROR(f.Check({"number", "ended_at", "cause"}));
+    Attempt a;
+    KUBEON_RETURN_IF_ERROR(f.Int("number", &a.number));
+    if (a.number != static_cast<int64_t>(i) + 1) {
+      return Fields::Bad(f.PathOf("number"), "is " + std::to_string(a.number) + ", not " + std::to_string(i + 1));
+    }
+    KUBEON_RETURN_IF_ERROR(f.String("ended_at", &a.ended_at));
+    KUBEON_RETURN_IF_ERROR(f.String("cause", &a.cause));
+    out->push_back(std::move(a));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 const char* PhaseName(Phase p) {
@@ -226,11 +243,19 @@ Result<Phase> ParsePhase(std::string_view name) {
   return Status::Error("phase \"" + std::string(name) + "\" is not one this version knows", StatusCode::kInvalid);
 }
 
+int StepRecordVersionOf(const StepRecord& record) { return record.attempts.empty() ? 1 : 2; }
+
 std::string WriteStepRecord(const StepRecord& record) {
   json out = json::object();
-  if (record.version != 1) out["version"] = record.version;
+  if (const int v = StepRecordVersionOf(record); v != 1) out["version"] = v;
   if (record.step) out["step"] = WriteRun(*record.step);
   if (record.revert) out["revert"] = WriteRun(*record.revert);
+  if (!record.attempts.empty()) {
+    json& attempts = out["attempts"] = json::array();
+    for (const Attempt& a : record.attempts) {
+      attempts.push_back({{"number", a.number}, {"ended_at", a.ended_at}, {"cause", a.cause}});
+    }
+  }
   return out.dump();
 }
 
@@ -241,7 +266,7 @@ Result<StepRecord> ReadStepRecord(std::string_view undo_json, const std::string&
   if (j.is_discarded()) return Status::Error("step record of " + what + " is not JSON", StatusCode::kInvalid);
   auto fail = [&](const Status& s) { return Status::Error("step record of " + what + ": " + s.message(), s.code()); };
   Fields f(j, "undo");
-  if (Status s = f.Check({"version", "step", "revert"}); !s.ok()) return fail(s);
+  if (Status s = f.Check({"version", "step", "revert", "attempts"}); !s.ok()) return fail(s);
   if (f.Has("version")) {
     int64_t v = 0;
     if (Status s = f.Int("version", &v); !s.ok()) return fail(s);
@@ -259,6 +284,11 @@ Result<StepRecord> ReadStepRecord(std::string_view undo_json, const std::string&
     RunRecord r;
     if (Status s = ReadRun(f.At(key), f.PathOf(key), &r); !s.ok()) return fail(s);
     (std::string(key) == "step" ? out.step : out.revert) = std::move(r);
+  }
+  if (f.Has("attempts")) {
+    if (out.version < 2) return fail(Fields::Bad("undo.attempts", "needs version 2 (the record says " +
+                                                                      std::to_string(out.version) + ")"));
+    if (Status s = ReadAttempts(f.At("attempts"), &out.attempts); !s.ok()) return fail(s);
   }
   return out;
 }

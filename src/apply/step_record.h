@@ -5,7 +5,8 @@
 // GpuChange's status.undo.
 //
 // Format (JSON; keys sorted, as nlohmann::json writes them):
-//   {"step": RUN, "revert": RUN}     "revert" only once a revert ran;
+//   {"step": RUN, "revert": RUN,     "revert" only once a revert ran;
+//    "attempts": [ATTEMPT]}          only once a step was retried (version 2);
 //                                     "version": N only when N > 1
 //   RUN   = {"phase": PHASE, "cause": "...", "nodes": {NAME: NODE}, "owners": [OWNER]}
 //           "phase" absent before the first phase; "cause" only after a failure
@@ -19,12 +20,15 @@
 //   OWNER = {"kind", "namespace", "name", "template_before": {...},
 //            "annotation_before": "id" | null,   gpu.kubeon.io/change before
 //            "intent": true, "patched": true, "template_after": {...}}  the last three once done
+//   ATTEMPT = {"number": N, "ended_at": RFC 3339, "cause": "..."}   an earlier attempt of the
+//           step, rolled back (oldest first); "step" is the attempt after the last of them
 //
 // Contract:
-//  - WriteStepRecord writes version 1 byte for byte as every earlier version
-//    of the executor did (the format is unchanged since it was introduced);
-//    a field added later raises kStepRecordVersion, and only then is
-//    "version" written.
+//  - WriteStepRecord writes the lowest version that holds the record
+//    (StepRecordVersionOf): a record without attempts is version 1, byte for
+//    byte as every earlier version of the executor wrote it, so that an
+//    older replica still resumes it; "attempts" (version 2) is what a
+//    version-1 reader refuses.  "version" is written only when it is > 1.
 //  - ReadStepRecord reads every record an earlier version wrote ("{}" and ""
 //    are an empty record).  It refuses, never defaulting: a newer version
 //    (kUnsupported, so an older replica never resumes a newer record during
@@ -47,7 +51,7 @@
 
 namespace kubeon::apply {
 
-inline constexpr int kStepRecordVersion = 1;
+inline constexpr int kStepRecordVersion = 2;  // the newest this version reads
 
 // How far a run got.  The names are persisted: renaming one breaks the resume
 // of records already stored.
@@ -106,13 +110,21 @@ struct RunRecord {
   std::vector<OwnerUndo> owners;
 };
 
-struct StepRecord {
-  int version = kStepRecordVersion;
-  std::optional<RunRecord> step;
-  std::optional<RunRecord> revert;
+// An earlier attempt of the step, rolled back (audit::ChangeState::kRolledBack).
+struct Attempt {
+  int64_t number = 0;    // 1 for the first
+  std::string ended_at;  // RFC 3339 UTC: when it was rolled back
+  std::string cause;     // why it failed
 };
 
-// REQUIRES: record.version == kStepRecordVersion.
+struct StepRecord {
+  int version = 1;  // as read; WriteStepRecord writes StepRecordVersionOf
+  std::optional<RunRecord> step;
+  std::optional<RunRecord> revert;
+  std::vector<Attempt> attempts;
+};
+
+int StepRecordVersionOf(const StepRecord& record);
 std::string WriteStepRecord(const StepRecord& record);
 // `what` names the record in messages ("change 1a2b3c4d").
 Result<StepRecord> ReadStepRecord(std::string_view undo_json, const std::string& what);

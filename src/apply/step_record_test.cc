@@ -178,12 +178,32 @@ TEST(StepRecord, EveryPhaseNameRoundTrips) {
 
 // An older replica must never resume what a newer one wrote.
 TEST(StepRecord, NewerVersionIsRefusedWithItsOwnCode) {
-  Result<StepRecord> r = ReadStepRecord(R"({"version":2,"step":{"nodes":{},"owners":[],"phase":"drain"}})", "change 1");
+  Result<StepRecord> r = ReadStepRecord(R"({"version":3,"step":{"nodes":{},"owners":[],"phase":"drain"}})", "change 1");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(r.status().message().find("version 2"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("version 3"), std::string::npos) << r.status().message();
   Result<StepRecord> one = ReadStepRecord(R"({"version":1,"step":{"nodes":{},"owners":[]}})", "change 1");
   ASSERT_TRUE(one.ok()) << one.status().message();
+}
+
+// Attempts need version 2; a record without them stays version 1, which an
+// older replica still reads.
+TEST(StepRecord, AttemptsRaiseTheVersionOnlyWhenPresent) {
+  StepRecord r;
+  r.step = RunRecord{};
+  EXPECT_EQ(WriteStepRecord(r), R"({"step":{"nodes":{},"owners":[]}})");
+  r.attempts.push_back({1, "2026-12-01T00:00:00Z", "mig-manager failed"});
+  r.attempts.push_back({2, "2026-12-01T00:15:00Z", "eviction refused"});
+  const std::string text = WriteStepRecord(r);
+  EXPECT_EQ(text, R"({"attempts":[{"cause":"mig-manager failed","ended_at":"2026-12-01T00:00:00Z","number":1},)"
+                  R"({"cause":"eviction refused","ended_at":"2026-12-01T00:15:00Z","number":2}],)"
+                  R"("step":{"nodes":{},"owners":[]},"version":2})");
+  Result<StepRecord> back = ReadStepRecord(text, "change 1");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->version, 2);
+  ASSERT_EQ(back->attempts.size(), 2u);
+  EXPECT_EQ(back->attempts[1].cause, "eviction refused");
+  EXPECT_EQ(WriteStepRecord(*back), text);
 }
 
 TEST(StepRecord, RefusesWhatItDoesNotKnowNamingTheField) {
@@ -202,6 +222,11 @@ TEST(StepRecord, RefusesWhatItDoesNotKnowNamingTheField) {
            {R"({"step":{"nodes":{},"owners":[],"phase":7}})", "undo.step.phase"},
            {R"({"version":"1"})", "undo.version"},
            {R"({"version":0})", "undo.version"},
+           {R"({"attempts":[{"number":1,"ended_at":"2026-12-01T00:00:00Z","cause":"x"}]})", "undo.attempts"},
+           {R"({"version":2,"attempts":[{"number":2,"ended_at":"2026-12-01T00:00:00Z","cause":"x"}]})",
+            "undo.attempts[0].number"},
+           {R"({"version":2,"attempts":[{"number":1,"cause":"x"}]})", "undo.attempts[0].ended_at"},
+           {R"({"version":2,"attempts":{}})", "undo.attempts"},
            {R"([1])", "undo"},
            {R"({"step":)", "not JSON"},
        }) {

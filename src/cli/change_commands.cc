@@ -132,6 +132,11 @@ void RenderChangeDetail(const audit::ChangeRecord& r, Clock::time_point now, std
   }
   if (!r.rejected_by.empty()) line("rejected", "by " + r.rejected_by + (r.reason.empty() ? "" : ": " + r.reason));
   if (r.rejected_by.empty() && !r.reason.empty()) line("reason", r.reason);
+  const std::vector<apply::Attempt> attempts = apply::EarlierAttempts(r);
+  for (const auto& a : attempts) {
+    line("attempt " + std::to_string(a.number), "rolled back at " + a.ended_at + ": " + a.cause);
+  }
+  if (!attempts.empty()) line("attempt", std::to_string(attempts.size() + 1) + " (this one)");
 }
 
 std::string RenderChangesTable(const std::string& path, const std::optional<audit::ClusterIdentity>& cluster,

@@ -17,7 +17,9 @@
 //      "created_at", "updated_at", "approval": {"by", "at", "expires_at",
 //      "expired", "hash", "matches_step"} | null, "rejected_by" | null,
 //      "reason", "step": <plan/schedule_json.h StepToJson> | null,
-//      "step_error": null | "why the stored step does not read"}]}
+//      "step_error": null | "why the stored step does not read",
+//      "attempt": N, "attempts": [{"number", "ended_at", "cause"}]}]}
+//   (apply/change_json.h; "attempts" are the earlier, rolled-back ones)
 // `audit -o json`: {"audit_db", "cluster", "entries": [{"seq", "time",
 //   "change", "action", "outcome", "detail", "data"}]}.
 //

@@ -278,6 +278,31 @@ TEST_F(ChangeCommandsTest, ChangesJsonCarriesTheStepAndTheApproval) {
   EXPECT_EQ(c["approval"]["matches_step"], false);
   EXPECT_TRUE(c["rejected_by"].is_null());
   EXPECT_EQ(c["step"], StepJson("cc33dd44", 1));
+  EXPECT_EQ(c["attempt"], 1);
+  EXPECT_EQ(c["attempts"], json::array());
+}
+
+// A step tried again after a rollback lists its earlier attempts.
+TEST_F(ChangeCommandsTest, ChangesShowTheEarlierAttemptsOfARetriedStep) {
+  audit::ChangeRecord r = Change("cc33dd44", 1, audit::ChangeState::kProposed);
+  r.undo_json = R"({"version":2,"attempts":[{"number":1,"ended_at":"2026-12-03T08:00:00Z",)"
+                R"("cause":"mig-manager reported failed on node n1"}]})";
+  ASSERT_TRUE(store_->PutChange(r, 0).ok());
+  ChangesArgs a;
+  a.audit_db = db_;
+  a.now = kNow;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunChanges(a, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("  attempt 1: rolled back at 2026-12-03T08:00:00Z: mig-manager reported failed on node n1\n"
+                           "  attempt:   2 (this one)\n"),
+            std::string::npos)
+      << out.str();
+  a.output = "json";
+  std::ostringstream js;
+  ASSERT_EQ(RunChanges(a, js, err), 0) << err.str();
+  const json c = json::parse(js.str())["changes"][0];
+  EXPECT_EQ(c["attempt"], 2);
+  EXPECT_EQ(c["attempts"][0]["cause"], "mig-manager reported failed on node n1");
 }
 
 TEST_F(ChangeCommandsTest, AStepThatDoesNotReadIsShownAsSuch) {

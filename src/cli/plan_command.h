@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cli/cli11_fwd.h"
-#include "inputs/durations.h"
+#include "model/durations.h"
 #include "inputs/plan_each.h"
 #include "inputs/plan_inputs.h"
 #include "metrics/history.h"
@@ -32,11 +32,11 @@ namespace kubeon::cli {
 // under the names the commands use.
 using inputs::BadLinesSummary;
 using inputs::CheckPlanArgs;
-using inputs::kMaxDurationHours;
-using inputs::kMaxDurationText;
+using model::kMaxDurationHours;
+using model::kMaxDurationText;
 using inputs::LoadCatalog;
-using inputs::ParseDurationFlag;
-using inputs::ParseDurationHours;
+using model::ParseDurationFlag;
+using model::ParseDurationHours;
 using inputs::PlanArgs;
 using inputs::PlanEach;
 using inputs::PlanInputs;

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "inputs/durations.h"
+#include "model/durations.h"
 #include "kube/snapshot.h"
 #include "metrics/history.h"
 #include "metrics/prometheus_history.h"
@@ -65,7 +65,7 @@ Result<mig::MigCatalog> LoadCatalog(const std::string& path) {
 }
 
 Status CheckPlanArgs(const PlanArgs& a, double* min_history_hours, double* lookback_hours) {
-  if (Status s = ParseDurationFlag("--min-history", a.min_history, "24h, 90m or 3d", false, min_history_hours);
+  if (Status s = model::ParseDurationFlag("--min-history", a.min_history, "24h, 90m or 3d", false, min_history_hours);
       !s.ok()) {
     return s;
   }
@@ -73,7 +73,7 @@ Status CheckPlanArgs(const PlanArgs& a, double* min_history_hours, double* lookb
     return Status::Error("give DCGM history as --metrics FILE... or --prometheus URL (exactly one)");
   }
   if (!a.prometheus_url.empty()) {
-    if (Status s = ParseDurationFlag("--lookback", a.lookback, "14d, 36h or 2w", true, lookback_hours); !s.ok()) {
+    if (Status s = model::ParseDurationFlag("--lookback", a.lookback, "14d, 36h or 2w", true, lookback_hours); !s.ok()) {
       return s;
     }
   }

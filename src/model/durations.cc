@@ -1,5 +1,5 @@
 // See durations.h.
-#include "inputs/durations.h"
+#include "model/durations.h"
 
 #include <charconv>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace kubeon::inputs {
+namespace kubeon::model {
 
 namespace {
 
@@ -56,4 +56,4 @@ Status ParseDurationFlag(const std::string& flag, const std::string& text, const
   return Status::Ok();
 }
 
-}  // namespace kubeon::inputs
+}  // namespace kubeon::model

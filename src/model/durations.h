@@ -1,14 +1,14 @@
-// Durations as the command-line flags and the controller's settings write
-// them ("24h", "90m", "3d", "1w", "3600s"), read into hours.  Shared by the
-// commands (cli/) and the controller, so that a flag and a setting accept
-// the same text and give the same errors.
+// Durations as the command-line flags, the controller's settings and the
+// GpuPolicy write them ("24h", "90m", "3d", "1w", "3600s"), read into hours.
+// Shared by the commands (cli/), the controller and the policy reader, so
+// that a flag, a setting and a policy field accept the same text.
 #pragma once
 
 #include <string>
 
 #include "model/status.h"
 
-namespace kubeon::inputs {
+namespace kubeon::model {
 
 // The longest duration a flag takes (--min-history, --lookback, --ttl,
 // --resync): 10 years.  Longer values are typos, and would overflow the
@@ -29,4 +29,4 @@ bool ParseDurationHours(const std::string& text, double* hours);
 Status ParseDurationFlag(const std::string& flag, const std::string& text, const std::string& examples,
                          bool positive, double* hours);
 
-}  // namespace kubeon::inputs
+}  // namespace kubeon::model

@@ -1,11 +1,11 @@
 // Tests for durations.h: the units, the bounds and the errors naming the flag.
-#include "inputs/durations.h"
+#include "model/durations.h"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace kubeon::inputs {
+namespace kubeon::model {
 namespace {
 
 TEST(Durations, ParseDurationHours) {
@@ -43,4 +43,4 @@ TEST(Durations, FlagErrorsSayWhatIsWrong) {
 }
 
 }  // namespace
-}  // namespace kubeon::inputs
+}  // namespace kubeon::model

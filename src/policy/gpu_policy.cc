@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/durations.h"
 #include "net/printable.h"
 #include "policy/suggest.h"
 #include "policy/yaml_documents.h"
@@ -31,7 +32,8 @@ const std::vector<std::string_view> kSpecFields = {"kind", "mode", "nodeSelector
 const std::vector<std::string_view> kMigFields = {"allowedProfiles", "headroom"};
 const std::vector<std::string_view> kTimeSlicingFields = {"namespaces", "maxReplicas"};
 const std::vector<std::string_view> kModeNames = {"Proposal", "Approve", "Auto"};
-const std::vector<std::string_view> kDisruptionFields = {"stayingPods", "maxNodesPerPool", "patchGitOpsOwners"};
+const std::vector<std::string_view> kDisruptionFields = {"stayingPods", "maxNodesPerPool", "patchGitOpsOwners",
+                                                         "maxAttempts", "retryBackoff"};
 const std::vector<std::string_view> kStayingPodsNames = {"None", "Restartable", "Any"};
 
 constexpr const char* kUnnamed = "(unnamed)";
@@ -689,6 +691,23 @@ void DocumentValidator::CheckDisruption(const Entry& e) {
   }
   if (const Entry* g = Find(f, "patchGitOpsOwners"); Present(g)) {
     CheckBool(*g, "spec.disruption.patchGitOpsOwners", &policy_.patch_gitops_owners);
+  }
+  if (const Entry* a = Find(f, "maxAttempts"); Present(a)) {
+    CheckIntRange(*a, "spec.disruption.maxAttempts", 1, kMaxAttemptsLimit, &policy_.max_attempts);
+  }
+  if (const Entry* b = Find(f, "retryBackoff"); Present(b)) {
+    const std::string path = "spec.disruption.retryBackoff";
+    if (std::optional<std::string> v = ExpectString(b->value, b->line, path)) {
+      double hours = 0;
+      if (!model::ParseDurationHours(*v, &hours)) {
+        Error(b->line, path, "must be a duration like 15m, 1h or 0s, got " + Quote(*v));
+      } else if (hours > kMaxRetryBackoffHours) {
+        Error(b->line, path, "must be at most " + std::string(kMaxRetryBackoffText) + ", got " + Quote(*v));
+      } else {
+        policy_.retry_backoff_hours = hours;
+        policy_.retry_backoff_text = *v;
+      }
+    }
   }
   const Entry* staying = Find(f, "stayingPods");
   if (!Present(staying)) return;

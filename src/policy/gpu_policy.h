@@ -40,8 +40,8 @@
 // Invariants of a parsed GpuPolicy: every field holds a validated value or
 // its default; names are unique within the file; allowed_profiles has no
 // duplicates and names only profiles that exist on some GPU model;
-// 0 <= headroom <= 2; 1 <= max_replicas <= 64; 1 <= max_nodes_per_pool <= 100; window is set when mode is
-// Approve or Auto.
+// 0 <= headroom <= 2; 1 <= max_replicas <= 64; 1 <= max_nodes_per_pool <= 100;
+// 1 <= max_attempts <= 10; 0 <= retry_backoff_hours <= 168; window is set when mode is Approve or Auto.
 #pragma once
 
 #include <functional>
@@ -62,6 +62,9 @@ inline constexpr const char* kPolicyKind = "GpuPolicy";
 inline constexpr const char* kSharingKind = "Sharing";
 inline constexpr int kMaxReplicasLimit = 64;
 inline constexpr int kMaxNodesPerPoolLimit = 100;
+inline constexpr int kMaxAttemptsLimit = 10;
+inline constexpr double kMaxRetryBackoffHours = 7 * 24;
+inline constexpr const char* kMaxRetryBackoffText = "7d";
 
 enum class Mode { kProposal, kApprove, kAuto };
 
@@ -97,6 +100,13 @@ struct GpuPolicy {
   StayingPods staying_pods = StayingPods::kRestartable;
   int max_nodes_per_pool = 1;         // nodes of one GPU model pool cordoned at once
   bool patch_gitops_owners = false;   // patch owners a GitOps tool manages
+  // A step that failed and was rolled back is proposed again, up to
+  // max_attempts attempts in all, the n-th retry no sooner than
+  // retry_backoff * 2^(n-1) after the previous attempt ended
+  // (spec.disruption.maxAttempts, spec.disruption.retryBackoff).
+  int max_attempts = 3;
+  double retry_backoff_hours = 0.25;
+  std::string retry_backoff_text = "15m";
   std::optional<Window> window;
 
   // True when the MIG profile (e.g. "1g.10gb") may be used under this policy.

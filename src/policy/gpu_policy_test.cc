@@ -221,6 +221,18 @@ TEST(ParsePolicies, DisruptionMaxNodesAndGitOps) {
   EXPECT_EQ(ParseOne(Doc("  disruption: {maxNodesPerPool: 10}\n")).max_nodes_per_pool, 10);
 }
 
+TEST(ParsePolicies, DisruptionRetryBudget) {
+  const GpuPolicy defaults = ParseOne(Doc("  disruption: {}\n"));
+  EXPECT_EQ(defaults.max_attempts, 3);
+  EXPECT_EQ(defaults.retry_backoff_text, "15m");
+  EXPECT_DOUBLE_EQ(defaults.retry_backoff_hours, 0.25);
+  const GpuPolicy set = ParseOne(Doc("  disruption: {maxAttempts: 1, retryBackoff: 2h}\n"));
+  EXPECT_EQ(set.max_attempts, 1);
+  EXPECT_DOUBLE_EQ(set.retry_backoff_hours, 2);
+  EXPECT_EQ(set.retry_backoff_text, "2h");
+  EXPECT_DOUBLE_EQ(ParseOne(Doc("  disruption: {retryBackoff: 0s}\n")).retry_backoff_hours, 0);
+}
+
 TEST(PolicyErrors, DisruptionMaxNodesAndGitOps) {
   struct Case {
     const char* field;
@@ -232,6 +244,12 @@ TEST(PolicyErrors, DisruptionMaxNodesAndGitOps) {
       {"maxNodesPerPool", "101", "must be in 1..100, got 101"},
       {"maxNodesPerPool", "two", "must be an integer in 1..100, got a string \"two\""},
       {"maxNodesPerPool", "\"2\"", "must be an integer in 1..100, got a string \"2\""},
+      {"maxAttempts", "0", "must be in 1..10, got 0"},
+      {"maxAttempts", "11", "must be in 1..10, got 11"},
+      {"retryBackoff", "fortnight", "must be a duration like 15m, 1h or 0s, got \"fortnight\""},
+      {"retryBackoff", "-5m", "must be a duration like 15m, 1h or 0s, got \"-5m\""},
+      {"retryBackoff", "8d", "must be at most 7d, got \"8d\""},
+      {"retryBackoff", "15", "must be a string"},
       {"patchGitOpsOwners", "\"true\"", "must be true or false, got a string \"true\""},
       {"patchGitOpsOwners", "1", "must be true or false, got an integer \"1\""},
       {"patchGitOpsOwners", "[true]", "must be true or false, got a list"},

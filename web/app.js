@@ -67,7 +67,7 @@ async function loadPolicies() {
   const ul = document.getElementById('policies');
   ul.replaceChildren();
   for (const p of policies) {
-    const label = p.name + (p.summary ? ' — ' + p.summary.gpus_freed + ' GPUs, ' + money(p.summary.monthly_savings_usd) + '/month' : p.error ? ' — ' + p.error : '');
+    const label = p.name + (p.summary ? ' — ' + p.summary.gpus_freed + ' GPUs, ' + money(p.summary.savings_realizable_usd ?? p.summary.monthly_savings_usd) + '/month realizable' : p.error ? ' — ' + p.error : '');
     ul.append(el('li', {}, el('button', { type: 'button', 'data-policy': p.name, 'aria-current': String(p.name === state.policy), onclick: () => selectPolicy(p.name), text: label })));
   }
   if (!state.policy && policies.length) await selectPolicy(policies[0].name);
@@ -96,7 +96,9 @@ function renderPolicy(v) {
   if (!v.plan) { summary.append(el('dt', { text: 'No plan' }), el('dd', { class: 'error', text: v.error })); return; }
   const s = v.plan.summary;
   const rows = [['GPUs before → after', s.gpus_before + ' → ' + s.gpus_after], ['GPUs freed', String(s.gpus_freed)],
-    ['Nodes freed', String(s.nodes_freed)], ['Saved per month', money(s.monthly_savings_usd)],
+    ['Nodes freed', String(s.nodes_freed)],
+    ['Saved per month (nodes freed, once removed)', money(s.savings_realizable_usd ?? s.monthly_savings_usd)],
+    ['Capacity freed per month (GPUs on nodes that stay)', money(s.capacity_freed_usd ?? 0)],
     ['Pods disrupted', String(s.pods_disrupted)], ['Workloads to MIG / time-slicing', s.workloads_to_mig + ' / ' + s.workloads_to_time_slicing]];
   for (const [k, val] of rows) summary.append(el('dt', { text: k }), el('dd', { 'data-field': k, text: val }));
   renderNodes(v.plan);
@@ -219,9 +221,13 @@ function drawChart(h) {
 
 function renderSteps(schedule) {
   const ol = document.getElementById('steps');
+  // A blocked pool (no order of its changes fits) holds back no other pool.
+  for (const [pool, why] of Object.entries(schedule.blocked_pools || {})) {
+    ol.append(el('li', { class: 'error', 'data-blocked-pool': pool, text: 'Pool ' + pool + ': no order fits (' + why + '); its nodes stay as they are' }));
+  }
   if (!schedule.feasible) {
-    ol.append(el('li', { class: 'error', text: 'No order fits the cluster: spare GPUs needed ' + JSON.stringify(schedule.spare_gpus_needed) }));
-    return;
+    const need = Object.entries(schedule.spare_gpus_needed || {}).map(([m, n]) => n + ' ' + m).join(', ');
+    ol.append(el('li', { class: 'error', text: (need ? 'Spare whole GPUs needed: ' + need + '. ' : '') + (schedule.steps.length ? 'The other pools go ahead:' : 'Nothing will be started.') }));
   }
   for (const st of schedule.steps) ol.append(el('li', { 'data-step': st.id }, stepSummary(st)));
 }

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "apply/gate.h"
+#include "apply/retry.h"
 #include "plan/schedule_json.h"
 
 namespace kubeon::apply {
@@ -64,8 +65,11 @@ int ApplyExitCode(const std::vector<ApplyReport>& reports) {
     if (!r.feasible) infeasible = true;
     for (const auto& s : r.steps) {
       if (s.outcome == "rollback-failed") rollback_failed = true;
-      if (s.outcome == "rolled-back") rolled_back = true;
-      if (s.outcome == "waiting-approval" || s.outcome == "waiting-window" || s.outcome == "expired") waiting = true;
+      if (s.outcome == "rolled-back" || s.outcome == "attempts-spent") rolled_back = true;
+      if (s.outcome == "waiting-approval" || s.outcome == "waiting-window" || s.outcome == "expired" ||
+          s.outcome == "waiting-retry") {
+        waiting = true;
+      }
     }
   }
   if (rollback_failed) return 5;
@@ -86,13 +90,15 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
   const plan::Schedule& schedule = plan.schedule;
   report.feasible = schedule.feasible;
   report.spare_gpus_needed = schedule.spare_gpus_needed;
-  if (!schedule.feasible) {
-    std::string need;
-    for (const auto& [model, n] : schedule.spare_gpus_needed) {
-      need += (need.empty() ? "" : ", ") + std::to_string(n) + " x " + model;
-    }
-    progress("policy " + plan.policy_name + ": no order of changes fits the cluster as it is; the migration needs " +
-             (need.empty() ? std::string("more spare GPUs") : need) + " spare; nothing starts");
+  report.blocked_pools = schedule.blocked_pools;
+  // A blocked pool holds back no other pool: the schedule's steps are the
+  // other pools' order.
+  for (const auto& [pool, why] : schedule.blocked_pools) {
+    progress("policy " + plan.policy_name + ": GPU pool " + pool + " stays as it is: no order of its changes fits (" +
+             why + ")");
+  }
+  if (!schedule.feasible && schedule.steps.empty()) {
+    progress("policy " + plan.policy_name + ": nothing starts");
     return report;
   }
 
@@ -174,6 +180,30 @@ ApplyReport ApplyPlan(const plan::Plan& plan, const policy::GpuPolicy& policy, a
     if (auto b = blocked_by.find(step.gpu_model); b != blocked_by.end()) {
       report.steps.push_back(Report(plan, step, "not-started", "waits for step " + b->second));
       continue;
+    }
+    // A rolled-back step is tried again, within the policy's retry budget.
+    if (record && record->state == ChangeState::kRolledBack) {
+      Result<RetryDecision> retry = DecideRetry(*record, policy, o.now());
+      if (!retry.ok()) {
+        report.error = retry.status().message();
+        return report;
+      }
+      if (retry->kind != RetryDecision::Kind::kNow) {
+        const bool later = retry->kind == RetryDecision::Kind::kLater;
+        report.steps.push_back(Report(plan, step, later ? "waiting-retry" : "attempts-spent", retry->why));
+        progress(Summary(step) + ": " + retry->why);
+        blocked_by.emplace(step.gpu_model, step.id);
+        continue;
+      }
+      Result<ChangeRecord> next = NewAttempt(*record);
+      Result<ChangeRecord> put = next.ok() ? Put(*store, *next, record->revision, o) : next.status();
+      Status logged = put.ok() ? Log(*store, o, step.id, "propose", "ok", "retry: " + retry->why) : put.status();
+      if (!logged.ok()) {
+        report.error = logged.message();
+        return report;
+      }
+      progress(Summary(step) + ": proposed again: " + retry->why);
+      record = *put;
     }
     GateDecision d = Decide(step, record, o.mode, policy.window, o.now());
     switch (d.verdict) {

@@ -7,7 +7,10 @@
 //  1. record it in the audit store (a new id: state proposed; a known id:
 //     the record is kept, with the current step_json; an expired one is
 //     proposed again, its lapsed approval cleared) BEFORE anything else;
-//  2. ask the gate (gate.h) whether it may start now;
+//  2. a rolled-back step is proposed again as its next attempt when the
+//     policy's retry budget and backoff allow (retry.h), and waits
+//     (waiting-retry) or stays rolled back (attempts-spent) otherwise;
+//     then ask the gate (gate.h) whether it may start now;
 //  3. kRun: renew the policy Lease, set state running (compare-and-set on the
 //     record's revision: a second executor cannot start it too), run it, and
 //     record done | rolled-back | failed with the runner's message;
@@ -17,8 +20,9 @@
 // Records of this policy still proposed or approved whose id is no longer in
 // the schedule become expired ("no longer in the plan"): the cluster changed,
 // so what was approved is not what would run.
-// An infeasible schedule (plan.schedule.feasible false) starts nothing and
-// reports the spare GPUs it needs.
+// The GPU pools a schedule blocks (plan.schedule.blocked_pools: no order of
+// theirs fits) are reported with why and the spare GPUs they need; the other
+// pools' steps, which the schedule holds, go ahead.
 // With dry_run nothing is written anywhere (store may be null) and no step
 // runs: the report says what would happen.
 #pragma once
@@ -64,7 +68,9 @@ struct StepReport {
   std::string policy;
   // "done" | "rolled-back" | "rollback-failed" | "proposed" | "waiting-approval"
   // | "waiting-window" | "expired" | "already-<state>" | "not-started" (an
-  // earlier step waits) | "would-run" (dry run)
+  // earlier step waits) | "would-run" (dry run) | "waiting-retry" (rolled
+  // back; its next attempt waits for the backoff) | "attempts-spent" (rolled
+  // back in every attempt the policy allows)
   std::string outcome;
   std::string why;
   std::vector<std::string> nodes;
@@ -78,6 +84,7 @@ struct ApplyReport {
   std::vector<std::string> expired;  // ids of records that left the plan
   bool feasible = true;
   std::map<std::string, int> spare_gpus_needed;
+  std::map<std::string, std::string> blocked_pools;  // gpu model -> why its order does not fit
   std::string error;  // a store or Lease error that stopped the run ("" = none)
 };
 

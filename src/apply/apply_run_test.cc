@@ -181,18 +181,114 @@ TEST_F(ApplyRunTest, ARolledBackStepStopsTheRun) {
   EXPECT_EQ(ApplyExitCode({r}), 4);
 }
 
-TEST_F(ApplyRunTest, FlaggedStepsWaitUnderAutoAndInfeasiblePlansStartNothing) {
+// A rolled-back step is proposed again after the backoff (15m, then 30m),
+// runs again, and stays rolled back once the budget (3 attempts) is spent.
+TEST_F(ApplyRunTest, ARolledBackStepIsTriedAgainWithinItsBudget) {
+  fail_id_ = "cccccccc";
+  Run(policy::Mode::kAuto, "2026-12-05T03:00:00Z");
+  ran_.clear();
+  ApplyReport soon = Run(policy::Mode::kAuto, "2026-12-05T03:10:00Z");
+  EXPECT_TRUE(ran_.empty());
+  EXPECT_EQ(soon.steps[1].outcome, "waiting-retry");
+  EXPECT_NE(soon.steps[1].why.find("attempt 1 of 3 was rolled back (eviction of ml/a-0"), std::string::npos)
+      << soon.steps[1].why;
+  EXPECT_NE(soon.steps[1].why.find("from 2026-12-05T03:15:00Z (spec.disruption.retryBackoff: 15m"),
+            std::string::npos)
+      << soon.steps[1].why;
+  EXPECT_EQ(soon.steps[2].outcome, "not-started");
+  EXPECT_EQ(ApplyExitCode({soon}), 3);
+
+  ApplyReport second = Run(policy::Mode::kAuto, "2026-12-05T03:15:00Z");
+  EXPECT_EQ(ran_, std::vector<std::string>{"cccccccc"});
+  EXPECT_EQ(second.steps[1].outcome, "rolled-back");
+  ran_.clear();
+  EXPECT_EQ(Run(policy::Mode::kAuto, "2026-12-05T03:44:00Z").steps[1].outcome, "waiting-retry");  // 30m now
+  Run(policy::Mode::kAuto, "2026-12-05T03:45:00Z");
+  EXPECT_EQ(ran_, std::vector<std::string>{"cccccccc"});
+  ran_.clear();
+  ApplyReport spent = Run(policy::Mode::kAuto, "2026-12-05T05:00:00Z");
+  EXPECT_TRUE(ran_.empty());
+  EXPECT_EQ(spent.steps[1].outcome, "attempts-spent");
+  EXPECT_NE(spent.steps[1].why.find("rolled back in all 3 attempt(s) (spec.disruption.maxAttempts: 3)"),
+            std::string::npos)
+      << spent.steps[1].why;
+  EXPECT_EQ(ApplyExitCode({spent}), 4);
+  EXPECT_EQ(State("cccccccc"), ChangeState::kRolledBack);
+  // The record keeps the attempts; the log says when each was proposed again.
+  auto rec = store_->GetChange("cccccccc");
+  ASSERT_TRUE(rec.ok() && rec->has_value());
+  EXPECT_NE((*rec)->undo_json.find(R"("attempts":[{"cause":"eviction of ml/a-0)"), std::string::npos)
+      << (*rec)->undo_json;
+  EXPECT_NE((*rec)->undo_json.find(R"("ended_at":"2026-12-05T03:15:00Z","number":2})"), std::string::npos)
+      << (*rec)->undo_json;
+  auto log = store_->Log("cccccccc");
+  ASSERT_TRUE(log.ok());
+  int retries = 0;
+  for (const auto& e : *log) retries += e.action == "propose" && e.detail.rfind("retry: ", 0) == 0;
+  EXPECT_EQ(retries, 2);
+}
+
+TEST_F(ApplyRunTest, ARetryWaitsForANewApprovalAndItsBudgetComesFromThePolicy) {
+  policy_.max_attempts = 2;
+  policy_.retry_backoff_hours = 0;
+  policy_.retry_backoff_text = "0s";
+  Run(policy::Mode::kProposal, kOpen);
+  Approve("bbbbbbbb");
+  fail_id_ = "bbbbbbbb";
+  Run(policy::Mode::kApprove, kOpen);
+  EXPECT_EQ(State("bbbbbbbb"), ChangeState::kRolledBack);
+  ran_.clear();
+  ApplyReport again = Run(policy::Mode::kApprove, kOpen);
+  EXPECT_TRUE(ran_.empty());
+  EXPECT_EQ(again.steps[0].outcome, "waiting-approval");
+  EXPECT_EQ(State("bbbbbbbb"), ChangeState::kProposed);
+  Approve("bbbbbbbb");
+  fail_id_.clear();
+  ApplyReport ok = Run(policy::Mode::kApprove, kOpen);
+  EXPECT_EQ(ran_, std::vector<std::string>{"bbbbbbbb"});
+  EXPECT_EQ(State("bbbbbbbb"), ChangeState::kDone);
+  EXPECT_EQ(ok.steps[0].outcome, "done");
+}
+
+TEST_F(ApplyRunTest, FlaggedStepsWaitUnderAutoAndBlockedPoolsStartNothing) {
   plan_.schedule.steps[0].flags.push_back("Argo CD manages Deployment ml/a: patch its repository");
   ApplyReport r = Run(policy::Mode::kAuto, kOpen);
   EXPECT_TRUE(ran_.empty());
   EXPECT_EQ(r.steps[0].outcome, "waiting-approval");
 
+  plan_.schedule.steps.clear();  // every pool blocked
   plan_.schedule.feasible = false;
+  plan_.schedule.blocked_pools = {{"A100-SXM4-40GB", "its evicted pods need 2 spare whole GPUs"}};
   plan_.schedule.spare_gpus_needed = {{"A100-SXM4-40GB", 2}};
   ApplyReport none = Run(policy::Mode::kAuto, kOpen);
   EXPECT_TRUE(ran_.empty());
   EXPECT_TRUE(none.steps.empty());
+  EXPECT_EQ(none.blocked_pools, plan_.schedule.blocked_pools);
   EXPECT_EQ(ApplyExitCode({none}), 6);
+}
+
+// A blocked pool holds back no other: the steps the schedule holds (the
+// other pools') run, and the exit code still says a pool did not fit.
+TEST_F(ApplyRunTest, TheOtherPoolsStepsRunBesideABlockedPool) {
+  plan_.schedule.feasible = false;
+  plan_.schedule.blocked_pools = {{"H100-80GB", "its evicted pods need 4 spare whole H100-80GB GPU(s)"}};
+  plan_.schedule.spare_gpus_needed = {{"H100-80GB", 4}};
+  std::vector<std::string> said;
+  ApplyOptions o;
+  o.mode = policy::Mode::kAuto;
+  const auto t = ParseTime(kOpen).value();
+  o.now = [t] { return t; };
+  o.progress = [&](const std::string& line) { said.push_back(line); };
+  ApplyReport r = ApplyPlan(plan_, policy_, store_.get(), o, [this](const plan::ScheduleStep& s) {
+    ran_.push_back(s.id);
+    return StepResult{};
+  });
+  EXPECT_EQ(ran_, (std::vector<std::string>{"bbbbbbbb", "cccccccc", "dddddddd"}));
+  for (const auto& s : r.steps) EXPECT_EQ(s.outcome, "done");
+  EXPECT_EQ(ApplyExitCode({r}), 6);
+  ASSERT_FALSE(said.empty());
+  EXPECT_EQ(said[0], "policy gpu-sharing: GPU pool H100-80GB stays as it is: no order of its changes fits (its "
+                     "evicted pods need 4 spare whole H100-80GB GPU(s))");
 }
 
 TEST_F(ApplyRunTest, DryRunWritesNothing) {

@@ -57,10 +57,13 @@ std::string RenderApplyTable(const std::vector<apply::ApplyReport>& reports) {
   for (const auto& r : reports) {
     out << "policy " << r.policy << "\n";
     if (!r.error.empty()) out << "  error: " << r.error << "\n";
+    for (const auto& [pool, why] : r.blocked_pools) {
+      out << "  pool " << pool << ": no order of its changes fits (" << why << "); its nodes stay as they are\n";
+    }
     if (!r.feasible) {
-      out << "  no order of changes fits the cluster as it is; spare GPUs needed:";
+      out << "  spare GPUs needed:";
       for (const auto& [model, n] : r.spare_gpus_needed) out << " " << n << " x " << model;
-      out << "\n  nothing started\n";
+      out << (r.steps.empty() ? "\n  nothing started\n" : "\n  the other pools' steps:\n");
     }
     for (const auto& id : r.expired) out << "  " << id << "  expired (no longer in the plan)\n";
     if (r.steps.empty() && r.feasible && r.error.empty()) out << "  nothing to do: the cluster matches the plan\n";
@@ -82,6 +85,7 @@ std::string RenderApplyJson(const std::vector<apply::ApplyReport>& reports, int 
     nlohmann::json p = {{"policy", r.policy},
                         {"feasible", r.feasible},
                         {"spare_gpus_needed", r.spare_gpus_needed},
+                        {"blocked_pools", r.blocked_pools},
                         {"expired", r.expired},
                         {"error", r.error},
                         {"steps", nlohmann::json::array()}};
@@ -113,10 +117,12 @@ CLI::App* AddApplyCommand(CLI::App& app, ApplyArgs& a) {
       "Modes: Proposal records the steps and changes nothing; Approve runs approved steps (kubeon-gpu approve "
       "ID); Auto runs clean steps on its own and flagged ones only when approved. A step starts only inside the "
       "window and only when its estimated duration ends before the window closes; a step still running when the "
-      "window closes rolls back.\n\n"
-      "Exit codes: 0 all done or nothing to do; 3 a step waits for approval or for the window; 4 a step failed and "
-      "was rolled back; 5 a rollback failed: its nodes stay cordoned and tainted (gpu.kubeon.io/step), see "
-      "kubeon-gpu audit; 6 no order of changes fits the cluster: spare GPUs needed, nothing started; 1 other "
+      "window closes rolls back. A rolled-back step is proposed again after spec.disruption.retryBackoff "
+      "(doubled each time), up to spec.disruption.maxAttempts attempts.\n\n"
+      "Exit codes: 0 all done or nothing to do; 3 a step waits for approval, the window or its retry backoff; 4 a "
+      "step failed and was rolled back (now, or in every attempt allowed); 5 a rollback failed: its nodes stay cordoned and tainted (gpu.kubeon.io/step), see "
+      "kubeon-gpu audit; 6 no order of changes fits some GPU pool: spare GPUs needed, its nodes left as they are "
+      "(the other pools' steps ran); 1 other "
       "errors (nothing changed); 2 usage.");
   AddLivePlanFlags(cmd, a.plan, "--metrics");
   cmd->add_option("--policy", a.plan.policy_file, "GpuPolicy YAML file")->required();

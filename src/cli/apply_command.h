@@ -15,11 +15,12 @@
 // Both refuse to act with an audit log of another cluster (the log records
 // the API server URL and the kube-system namespace's UID) and change nothing
 // on bad input.  --audit-db (cli/audit_db.h) names a SQLite file or, with
-// `kubernetes`, the cluster's GpuChange objects (audit/kube_store.h).  Exit codes (apply): 0 all done or nothing to do; 3 a step
-// waits for approval or for the window; 4 a step failed and was rolled back;
-// 5 a rollback failed (its nodes stay cordoned and tainted); 6 no order of
-// changes fits the cluster (spare GPUs needed; nothing started); 1 any other
-// error; 2 usage.  revert: 0 reverted; 4 refused or failed and rolled back;
+// `kubernetes`, the cluster's GpuChange objects (audit/kube_store.h).
+// Exit codes (apply): 0 all done or nothing to do; 3 a step waits for
+// approval, the window or its retry backoff; 4 a step failed and was rolled
+// back (now, or in every attempt the policy allows); 5 a rollback failed (its
+// nodes stay cordoned and tainted); 6 no order of changes fits some GPU pool
+// (spare GPUs needed; the other pools' steps ran); 1 any other error; 2 usage.  revert: 0 reverted; 4 refused or failed and rolled back;
 // 5 rollback failed; 1 other errors.
 #pragma once
 

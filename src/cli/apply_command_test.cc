@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -156,20 +157,44 @@ TEST(RevertCommand, AnIdThatIsNotAChangeIdIsAUsageError) {
   }
 }
 
-TEST_F(ApplyCommandTest, TheDemoAsItIsNeedsSpareGpusAndNothingStarts) {
+// The demo as shipped: its H100 and A10G pools are full (no order of theirs
+// fits), and they hold back no other pool: the A100 pool's step runs once
+// approved; the full pools are reported with the spare GPUs they need and
+// their nodes are left as they are.
+TEST_F(ApplyCommandTest, TheDemoAsShippedRunsTheA100PoolAndReportsTheFullOnes) {
   StartSim(false);
   const json before = NodeState();
+  const std::set<std::string> a100 = {"ip-10-13-35-65.ec2.internal", "ip-10-15-227-218.ec2.internal",
+                                      "ip-10-30-143-186.ec2.internal"};
   json out;
   std::string err;
-  EXPECT_EQ(Apply(Args("Auto", kInsideWindow), &out, &err), 6) << err;
+  EXPECT_EQ(Apply(Args("Approve", kInsideWindow), &out, &err), 6) << err;
   const json& p = out["policies"][0];
   EXPECT_EQ(p["feasible"], false);
-  ASSERT_TRUE(p["spare_gpus_needed"].contains("H100-80GB")) << p.dump();
+  ASSERT_TRUE(p["blocked_pools"].contains("H100-80GB")) << p.dump();
   EXPECT_GT(p["spare_gpus_needed"]["H100-80GB"].get<int>(), 0);
-  EXPECT_TRUE(p["steps"].empty());
-  EXPECT_NE(err.find("spare"), std::string::npos) << err;
+  EXPECT_NE(err.find("GPU pool H100-80GB stays as it is"), std::string::npos) << err;
+  ASSERT_FALSE(p["steps"].empty()) << p.dump();
+  for (const auto& s : p["steps"]) {
+    EXPECT_EQ(s["outcome"], "waiting-approval") << s.dump();
+    for (const auto& n : s["nodes"]) EXPECT_TRUE(a100.count(n.get<std::string>())) << n;
+  }
   EXPECT_EQ(NodeState(), before);
-  EXPECT_TRUE(Changes().empty());
+  const std::string id = p["steps"][0]["id"];
+  Approve(id);
+  EXPECT_EQ(Apply(Args("Approve", kInsideWindow), &out, &err), 6) << err;
+  const json& q = out["policies"][0];
+  EXPECT_EQ(q["steps"][0]["outcome"], "done") << q.dump();
+  const json after = NodeState();
+  for (const auto& [name, state] : after.items()) {
+    // Nothing left cordoned or tainted by the step; only the A100 pool's config changed.
+    EXPECT_EQ(state["unschedulable"], before[name]["unschedulable"]) << name;
+    EXPECT_EQ(state["taints"], before[name]["taints"]) << name;
+    if (!a100.count(name)) {
+      EXPECT_EQ(state, before[name]) << name << ": a node of a full pool changed";
+    }
+  }
+  EXPECT_NE(after, before);
 }
 
 TEST_F(ApplyCommandTest, DryRunAndProposalChangeNothingInTheCluster) {

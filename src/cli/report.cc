@@ -253,9 +253,13 @@ void MigrationOrder(const plan::Schedule& s, std::ostringstream& out) {
     for (const auto& [model, n] : s.spare_gpus_needed) {
       need += (need.empty() ? "" : ", ") + std::to_string(n) + " " + model;
     }
-    out << "  no order fits: the evicted pods have nowhere to run meanwhile"
-        << (need.empty() ? "" : "; spare whole GPUs needed: " + need) << ". Nothing will be started.\n";
-  } else {
+    for (const auto& [pool, why] : s.blocked_pools) {
+      out << "  pool " << pool << ": no order fits (" << why << "); its nodes stay as they are.\n";
+    }
+    if (!need.empty()) out << "  spare whole GPUs needed: " << need << ".\n";
+    out << (s.steps.empty() ? "  Nothing will be started.\n" : "  The other pools' order:\n");
+  }
+  if (!s.steps.empty()) {
     std::vector<std::vector<std::string>> rows = {{"STEP", "ID", "NODES", "EVICTS", "MOVES", "FREES", "EST", "FLAGS"}};
     for (const auto& st : s.steps) {
       std::string nodes, moves;
@@ -299,6 +303,8 @@ json PlanToJson(const plan::Plan& p) {
             {"gpus_freed", s.gpus_freed},
             {"nodes_freed", s.nodes_freed},
             {"monthly_savings_usd", Cents(s.monthly_savings_usd)},
+            {"savings_realizable_usd", Cents(s.savings_realizable_usd)},
+            {"capacity_freed_usd", Cents(s.capacity_freed_usd)},
             {"workloads", s.workloads},
             {"workloads_to_mig", s.workloads_to_mig},
             {"workloads_to_time_slicing", s.workloads_to_time_slicing},
@@ -471,6 +477,7 @@ void WritePlanJson(JsonWriter& w, const plan::Plan& p, Chunks& chunks) {
   const auto& s = p.summary;
   w.Key("summary");
   w.BeginObject();
+  w.Field("capacity_freed_usd", Cents(s.capacity_freed_usd));
   w.Field("gpus_after", s.gpus_after);
   w.Field("gpus_before", s.gpus_before);
   w.Field("gpus_freed", s.gpus_freed);
@@ -485,6 +492,7 @@ void WritePlanJson(JsonWriter& w, const plan::Plan& p, Chunks& chunks) {
   w.Field("gpus", s.safety_cost_gpus);
   w.Field("monthly_usd", Cents(s.safety_cost_monthly_usd));
   w.EndObject();
+  w.Field("savings_realizable_usd", Cents(s.savings_realizable_usd));
   w.Field("workloads", s.workloads);
   w.Field("workloads_to_mig", s.workloads_to_mig);
   w.Field("workloads_to_time_slicing", s.workloads_to_time_slicing);
@@ -576,7 +584,10 @@ std::string RenderTable(const std::vector<plan::Plan>& plans) {
     for (const auto& w : p.warnings) out << "warning: " << w << "\n";
     const auto& s = p.summary;
     out << "Total: GPUs in use " << s.gpus_before << " -> " << s.gpus_after << " (" << s.gpus_freed << " freed), "
-        << s.nodes_freed << " nodes freed, " << Money(s.monthly_savings_usd) << "/month; " << s.workloads_to_mig
+        << s.nodes_freed << " nodes freed; " << Money(s.savings_realizable_usd)
+        << "/month realizable (the freed nodes' price, once they are removed), " << Money(s.capacity_freed_usd)
+        << "/month of capacity freed on nodes that stay (money only when it absorbs work that would add a node); "
+        << s.workloads_to_mig
         << " workloads to MIG, " << s.workloads_to_time_slicing << " to time-slicing, "
         << (s.workloads - s.workloads_to_mig - s.workloads_to_time_slicing) << " unchanged; " << s.pods_disrupted
         << (s.pods_disrupted == 1 ? " staying pod" : " staying pods") << " disrupted.\n";

@@ -199,14 +199,22 @@ TEST(Report, MigrationOrderInTableAndJson) {
   EXPECT_EQ(j["schedule"]["steps"][0]["id"], "0123abcd");
   EXPECT_EQ(j["schedule"]["steps"][0]["evictions"][0]["runs_meanwhile"], "n2");
   EXPECT_TRUE(j["schedule"]["feasible"].get<bool>());
-  p.schedule.steps.clear();
   p.schedule.feasible = false;
-  p.schedule.spare_gpus_needed["A100-80GB"] = 8;
-  const std::string t2 = RenderTable({p});
-  EXPECT_NE(t2.find("no order fits: the evicted pods have nowhere to run meanwhile; spare whole GPUs needed: 8 A100-80GB"),
+  p.schedule.blocked_pools["H100-80GB"] = "its evicted pods need 8 spare whole H100-80GB GPU(s) to run on meanwhile";
+  p.schedule.spare_gpus_needed["H100-80GB"] = 8;
+  const std::string t1 = RenderTable({p});
+  EXPECT_NE(t1.find("pool H100-80GB: no order fits (its evicted pods need 8 spare whole H100-80GB GPU(s) to run on "
+                    "meanwhile); its nodes stay as they are.\n  spare whole GPUs needed: 8 H100-80GB.\n  The other "
+                    "pools' order:"),
             std::string::npos)
-      << t2;
-  EXPECT_EQ(PlanToJson(p)["schedule"]["spare_gpus_needed"]["A100-80GB"], 8);
+      << t1;
+  EXPECT_NE(t1.find("0123abcd  n1"), std::string::npos) << t1;
+  p.schedule.steps.clear();
+  const std::string t2 = RenderTable({p});
+  EXPECT_NE(t2.find("Nothing will be started."), std::string::npos) << t2;
+  EXPECT_EQ(t2.find("The other pools"), std::string::npos) << t2;
+  EXPECT_EQ(PlanToJson(p)["schedule"]["spare_gpus_needed"]["H100-80GB"], 8);
+  EXPECT_EQ(PlanToJson(p)["schedule"]["blocked_pools"].size(), 1u);
 }
 
 // RenderJson streams the document; it must print exactly what the tree

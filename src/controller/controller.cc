@@ -218,10 +218,12 @@ void Controller::Reconcile() {
       const plan::Summary& s = planned.summary;
       metrics_.Add("kubeon_gpu_plans_total", {v.name});
       metrics_.Set("kubeon_gpu_gpus_freed", {v.name}, s.gpus_freed);
-      metrics_.Set("kubeon_gpu_monthly_savings_usd", {v.name}, s.monthly_savings_usd);
+      metrics_.Set("kubeon_gpu_monthly_savings_usd", {v.name}, s.savings_realizable_usd);
+      metrics_.Set("kubeon_gpu_capacity_freed_usd", {v.name}, s.capacity_freed_usd);
       log_.Info("planned: " + std::to_string(s.gpus_before) + " GPUs -> " + std::to_string(s.gpus_after) + ", " +
-                    Money(s.monthly_savings_usd) + "/month in " + std::to_string(planned.schedule.steps.size()) +
-                    " step(s)",
+                    Money(s.savings_realizable_usd) + "/month realizable, " + Money(s.capacity_freed_usd) +
+                    "/month of capacity freed on nodes that stay, in " +
+                    std::to_string(planned.schedule.steps.size()) + " step(s)",
                 {{"policy", v.name}, {"planHash", PlanHash(planned)}});
     }
   }
@@ -231,7 +233,7 @@ void Controller::Reconcile() {
       views_.Remove(old.name);
       plan_hash_.erase(old.name);
       for (const char* m : {"kubeon_gpu_plans_total", "kubeon_gpu_gpus_freed", "kubeon_gpu_monthly_savings_usd",
-                            "kubeon_gpu_plan_duration_seconds"}) {
+                            "kubeon_gpu_capacity_freed_usd", "kubeon_gpu_plan_duration_seconds"}) {
         metrics_.Forget(m, "policy", old.name);
       }
     }

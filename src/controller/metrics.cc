@@ -150,8 +150,14 @@ void DeclareControllerMetrics(Metrics& m) {
   using T = Metrics::Type;
   m.Declare("kubeon_gpu_plans_total", "Plans made, per policy.", T::kCounter, {"policy"});
   m.Declare("kubeon_gpu_gpus_freed", "GPUs the policy's last plan frees.", T::kGauge, {"policy"});
-  m.Declare("kubeon_gpu_monthly_savings_usd", "US dollars per month the policy's last plan frees.", T::kGauge,
-            {"policy"});
+  m.Declare("kubeon_gpu_monthly_savings_usd",
+            "US dollars per month that leave the bill once the nodes the policy's last plan frees are removed "
+            "(nodes freed x their price).",
+            T::kGauge, {"policy"});
+  m.Declare("kubeon_gpu_capacity_freed_usd",
+            "US dollars per month of GPU capacity the policy's last plan frees on nodes that stay (their price per "
+            "GPU): money only when it absorbs work that would otherwise add a node.",
+            T::kGauge, {"policy"});
   m.Declare("kubeon_gpu_plan_duration_seconds",
             "Seconds the last planning of the policy took (planner and its invariant check; the cluster and history "
             "reads are not counted).",

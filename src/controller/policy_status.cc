@@ -36,6 +36,7 @@ std::string PlanHash(const plan::Plan& plan) {
   std::string text = plan.schedule.feasible ? "feasible\n" : "infeasible\n";
   for (const auto& s : plan.schedule.steps) text += s.content_hash + "\n";
   for (const auto& [model, n] : plan.schedule.spare_gpus_needed) text += model + "=" + std::to_string(n) + "\n";
+  for (const auto& [pool, why] : plan.schedule.blocked_pools) text += "blocked " + pool + "\n";
   return plan::Sha256Hex(text);
 }
 
@@ -58,12 +59,14 @@ json BuildPolicyStatus(const json& previous, const PolicyView& view, const Polic
     status["lastPlan"] = {{"time", view.planned_at},
                           {"gpusBefore", s.gpus_before},
                           {"gpusAfter", s.gpus_after},
-                          {"monthlySavingsUsd", s.monthly_savings_usd},
+                          {"monthlySavingsUsd", s.savings_realizable_usd},
+                          {"capacityFreedUsd", s.capacity_freed_usd},
                           {"steps", static_cast<int64_t>(view.plan->schedule.steps.size())},
                           {"feasible", view.plan->schedule.feasible},
                           {"planHash", PlanHash(*view.plan)}};
     message = std::to_string(s.gpus_before) + " GPUs -> " + std::to_string(s.gpus_after) + ", " +
-              Dollars(s.monthly_savings_usd) + "/month freed in " +
+              Dollars(s.savings_realizable_usd) + "/month realizable (nodes freed), " +
+              Dollars(s.capacity_freed_usd) + "/month of capacity freed on nodes that stay, in " +
               std::to_string(view.plan->schedule.steps.size()) + " step(s)";
   } else {
     if (previous.is_object() && previous.contains("lastPlan")) status["lastPlan"] = previous["lastPlan"];
@@ -95,7 +98,12 @@ json BuildPolicyStatus(const json& previous, const PolicyView& view, const Polic
     why = "change " + in.last_change->name + " " + in.last_change->state;
   } else if (!view.plan->schedule.feasible) {
     reason = "Infeasible";
-    why = "no order of changes fits the cluster as it is; spare GPUs needed:";
+    std::string pools;
+    for (const auto& [pool, w] : view.plan->schedule.blocked_pools) {
+      pools += (pools.empty() ? "" : "; ") + pool + " (" + w + ")";
+    }
+    why = "no order of changes fits GPU pool(s) " + pools + "; their nodes stay as they are, the other pools' " +
+          std::to_string(view.plan->schedule.steps.size()) + " step(s) go ahead; spare GPUs needed:";
     for (const auto& [model, n] : view.plan->schedule.spare_gpus_needed) why += " " + std::to_string(n) + " x " + model;
   } else if (!view.conflicts.empty()) {
     reason = "SplitWorkload";

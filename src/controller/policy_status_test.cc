@@ -21,7 +21,9 @@ PolicyView Planned() {
   plan::Plan plan;
   plan.summary.gpus_before = 16;
   plan.summary.gpus_after = 9;
-  plan.summary.monthly_savings_usd = 20000.4;
+  plan.summary.monthly_savings_usd = 23000.4;
+  plan.summary.savings_realizable_usd = 20000.4;
+  plan.summary.capacity_freed_usd = 3000;
   plan::ScheduleStep step;
   step.id = "0a1b2c3d";
   step.content_hash = std::string(64, 'a');
@@ -52,7 +54,11 @@ TEST(PolicyStatus, PlannedPolicy) {
   EXPECT_EQ(s["lastPlan"]["feasible"], true);
   EXPECT_EQ(s["lastPlan"]["planHash"].get<std::string>().size(), 64u);
   EXPECT_EQ(s["pendingApprovals"], json::array({"0a1b2c3d"}));
-  EXPECT_EQ(s["message"], "16 GPUs -> 9, $20000/month freed in 1 step(s)");
+  EXPECT_EQ(s["lastPlan"]["monthlySavingsUsd"], 20000.4);  // realizable only
+  EXPECT_EQ(s["lastPlan"]["capacityFreedUsd"], 3000);
+  EXPECT_EQ(s["message"],
+            "16 GPUs -> 9, $20000/month realizable (nodes freed), $3000/month of capacity freed on nodes that stay, "
+            "in 1 step(s)");
   EXPECT_EQ(Cond(s, "Ready")["status"], "True");
   EXPECT_EQ(Cond(s, "Ready")["reason"], "Planned");
   EXPECT_EQ(Cond(s, "Ready")["observedGeneration"], 3);
@@ -101,6 +107,7 @@ TEST(PolicyStatus, DegradedReasons) {
   PolicyView infeasible = Planned();
   infeasible.plan->schedule.feasible = false;
   infeasible.plan->schedule.spare_gpus_needed["H100-80GB"] = 2;
+  infeasible.plan->schedule.blocked_pools["H100-80GB"] = "its evicted pods need 2 spare whole H100-80GB GPU(s)";
   const json s = BuildPolicyStatus(json(), infeasible, in);
   EXPECT_EQ(Cond(s, "Degraded")["reason"], "Infeasible");
   EXPECT_NE(Cond(s, "Degraded")["message"].get<std::string>().find("2 x H100-80GB"), std::string::npos);

@@ -96,6 +96,8 @@ json SummaryJson(const plan::Summary& s) {
           {"gpus_freed", s.gpus_freed},
           {"nodes_freed", s.nodes_freed},
           {"monthly_savings_usd", s.monthly_savings_usd},
+          {"savings_realizable_usd", s.savings_realizable_usd},
+          {"capacity_freed_usd", s.capacity_freed_usd},
           {"workloads", s.workloads},
           {"workloads_to_mig", s.workloads_to_mig},
           {"workloads_to_time_slicing", s.workloads_to_time_slicing},

@@ -98,7 +98,17 @@ struct Summary {
   int gpus_after = 0;
   int gpus_freed = 0;
   int nodes_freed = 0;
+  // Two kinds of money, never to be added up in a reader's head:
+  //  - savings_realizable_usd: the nodes freed x their price, what leaves
+  //    the bill once those nodes go (the headline, the metric, the policy's
+  //    status);
+  //  - capacity_freed_usd: the GPUs freed on nodes that stay, at the node's
+  //    price per GPU, worth money only when new work would otherwise add a
+  //    node.
+  // monthly_savings_usd is their sum, as plans before the split gave it.
   double monthly_savings_usd = 0;
+  double savings_realizable_usd = 0;
+  double capacity_freed_usd = 0;
   int workloads = 0;
   int workloads_to_mig = 0;
   int workloads_to_time_slicing = 0;
@@ -211,10 +221,14 @@ struct Schedule {
   int max_nodes_per_pool = 1;  // policy spec.disruption.maxNodesPerPool
   std::vector<CapacityEntry> capacity;
   std::vector<ScheduleStep> steps;
-  // False when no order fits the cluster as it is: then steps is empty and
-  // spare_gpus_needed says how many whole GPUs of which model are missing.
+  // False when the order of some GPU pool does not fit the cluster as it
+  // is: blocked_pools names each such pool and why, spare_gpus_needed says
+  // how many whole GPUs of which model their orders miss, and steps holds
+  // the other pools' order (built as if the blocked pools' nodes stayed as
+  // they are; empty when every pool is blocked).
   bool feasible = true;
-  std::map<std::string, int> spare_gpus_needed;  // gpu model -> GPUs
+  std::map<std::string, std::string> blocked_pools;  // gpu model -> why its order does not fit
+  std::map<std::string, int> spare_gpus_needed;      // gpu model -> GPUs
   std::vector<std::string> left_out;              // "ns/name: why" (pinned workloads, ...)
 };
 

@@ -97,12 +97,13 @@ class Checker {
 
   void Nodes() {
     int before = 0, after = 0, freed = 0;
-    double savings = 0;
+    double savings = 0, realizable = 0;
     for (const NodePlan& np : plan_.nodes) {
       before += np.gpus_before;
       after += np.gpus_after;
       freed += np.freed ? 1 : 0;
       savings += np.monthly_savings_usd;
+      if (np.freed) realizable += np.monthly_savings_usd;
       const std::string node = "node " + np.name;
       if (np.gpus_after > std::max(np.gpu_count, np.gpus_before)) {
         Fail("PLAN-GPUS", node + " holds " + std::to_string(np.gpus_after) + " GPUs after the plan, it has " +
@@ -170,8 +171,14 @@ class Checker {
       for (const DisruptedPod& d : np.disrupted_pods) Disrupted(np, d);
     }
     const Summary& s = plan_.summary;
+    auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); };
+    if (!near(s.savings_realizable_usd, realizable) || !near(s.capacity_freed_usd, savings - realizable)) {
+      Fail("PLAN-TOTALS", "the realizable savings ($" + std::to_string(s.savings_realizable_usd) +
+                              ") are not the freed nodes' sum ($" + std::to_string(realizable) +
+                              "), or the capacity freed not the rest");
+    }
     if (s.gpus_before != before || s.gpus_after != after || s.gpus_freed != before - after || s.nodes_freed != freed ||
-        std::fabs(s.monthly_savings_usd - savings) > 1e-6 * std::max(1.0, savings)) {
+        !near(s.monthly_savings_usd, savings)) {
       Fail("PLAN-TOTALS", "the summary (" + std::to_string(s.gpus_before) + " -> " + std::to_string(s.gpus_after) +
                               " GPUs, " + std::to_string(s.nodes_freed) + " nodes freed) is not the nodes' sum (" +
                               std::to_string(before) + " -> " + std::to_string(after) + ", " +
@@ -294,10 +301,11 @@ class Checker {
 
   void Schedule() {
     const plan::Schedule& s = plan_.schedule;
-    if (!s.feasible) {
-      if (!s.steps.empty()) Fail("SCHED-FEASIBLE", "an infeasible schedule has steps");
-      if (s.spare_gpus_needed.empty()) Fail("SCHED-FEASIBLE", "an infeasible schedule names no spare GPUs needed");
-      return;
+    if (s.feasible != s.blocked_pools.empty()) {
+      Fail("SCHED-FEASIBLE", s.feasible ? "a feasible schedule blocks pools" : "an infeasible schedule blocks no pool");
+    }
+    for (const auto& [pool, why] : s.blocked_pools) {
+      if (why.empty()) Fail("SCHED-FEASIBLE", "blocked pool " + pool + " has no reason");
     }
     std::map<std::string, int> seen;
     std::set<std::string> hashes;
@@ -311,6 +319,7 @@ class Checker {
         Fail("SCHED-ONCE", step + " takes " + std::to_string(st.nodes.size()) + " nodes, maxNodesPerPool is " +
                                std::to_string(policy_.max_nodes_per_pool));
       }
+      if (s.blocked_pools.count(st.gpu_model)) Fail("SCHED-FEASIBLE", step + " is of blocked pool " + st.gpu_model);
       for (const auto& n : st.nodes) {
         ++seen[n];
         auto t = targets_.find(n);
@@ -323,7 +332,11 @@ class Checker {
     }
     for (const auto& [n, model] : targets_) {
       const int times = seen.count(n) ? seen.at(n) : 0;
-      if (times != 1) Fail("SCHED-ONCE", "node " + n + " is in " + std::to_string(times) + " steps");
+      const int want = s.blocked_pools.count(model) ? 0 : 1;
+      if (times != want) {
+        Fail("SCHED-ONCE", "node " + n + " is in " + std::to_string(times) + " steps" +
+                               (want == 0 ? " (its pool " + model + " is blocked)" : ""));
+      }
     }
   }
 

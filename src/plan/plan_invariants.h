@@ -27,7 +27,9 @@
 //  PLAN-GPUS          a node holds at most its GPU count after the plan, and
 //                     the plan's GPUs after <= its GPUs before;
 //  PLAN-TOTALS        summary.gpus_before / gpus_after / gpus_freed /
-//                     nodes_freed / monthly_savings_usd are the nodes' sums;
+//                     nodes_freed / monthly_savings_usd are the nodes' sums,
+//                     savings_realizable_usd the freed nodes' and
+//                     capacity_freed_usd the other nodes' savings;
 //  PLAN-DECISIONS     a moved workload has a slice and a patch in
 //                     artifacts.workload_patches; an unchanged one has a
 //                     reason and no patch;
@@ -37,9 +39,11 @@
 //                     safe-to-evict "false" and without local storage;
 //  SCHED-ONCE         every node that gets a new layout is in exactly one
 //                     step, of its own pool, with at most maxNodesPerPool
-//                     nodes per step, and no node is in two steps;
-//  SCHED-FEASIBLE     an infeasible schedule has no steps and says which spare
-//                     GPUs it needs;
+//                     nodes per step, and no node is in two steps; a node of
+//                     a blocked pool is in none;
+//  SCHED-FEASIBLE     a schedule is infeasible exactly when it blocks some
+//                     pool, says why for each, and has no step of a blocked
+//                     pool;
 //  SCHED-IDS          a step's id is the first 8 hex digits of its
 //                     content_hash, and no two steps share a hash.
 // The schedule checker adds, independently: every evicted pod has a meanwhile

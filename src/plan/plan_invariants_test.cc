@@ -172,7 +172,13 @@ TEST(PlanInvariants, EachBrokenPromiseIsReportedByItsId) {
   {
     Plan p = w.plan;
     p.schedule.feasible = false;
-    Reports(w.Check(p), "SCHED-FEASIBLE", "has steps");
+    Reports(w.Check(p), "SCHED-FEASIBLE", "blocks no pool");
+  }
+  {
+    Plan p = w.plan;
+    p.schedule.feasible = false;
+    p.schedule.blocked_pools[p.schedule.steps.front().gpu_model] = "no spare GPUs";
+    Reports(w.Check(p), "SCHED-FEASIBLE", "is of blocked pool");
   }
   {
     Plan p = w.plan;

@@ -1118,6 +1118,7 @@ class Planner {
       plan_.summary.gpus_after += np.gpus_after;
       plan_.summary.nodes_freed += np.freed ? 1 : 0;
       plan_.summary.monthly_savings_usd += np.monthly_savings_usd;
+      (np.freed ? plan_.summary.savings_realizable_usd : plan_.summary.capacity_freed_usd) += np.monthly_savings_usd;
       plan_.nodes.push_back(std::move(np));
     }
     plan_.summary.gpus_freed = plan_.summary.gpus_before - plan_.summary.gpus_after;

@@ -169,6 +169,10 @@ TEST(Planner, SmallInferenceMovesOntoMigAndFreesANode) {
   // Savings: the freed node's whole price (its 8 GPUs, 2 of them idle before),
   // plus the 3 GPUs the kept node gives up, at 32.77/8 per GPU-hour.
   EXPECT_NEAR(p.summary.monthly_savings_usd, (8 + 3) * 32.77 / 8 * 730, 0.01);
+  // Apart: the freed node's price leaves the bill once it is removed; the 3
+  // GPUs on the node that stays are capacity, not money off the bill.
+  EXPECT_NEAR(p.summary.savings_realizable_usd, 8 * 32.77 / 8 * 730, 0.01);
+  EXPECT_NEAR(p.summary.capacity_freed_usd, 3 * 32.77 / 8 * 730, 0.01);
   EXPECT_EQ(p.summary.pods_disrupted, 0);
   EXPECT_NE(kept.isolation.find("MIG"), std::string::npos);
   EXPECT_NE(Find(p, "prod/small").reason.find("1g.5gb"), std::string::npos);

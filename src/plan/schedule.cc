@@ -162,9 +162,15 @@ struct RefViewHash {
 
 class Builder {
  public:
-  Builder(const model::Cluster& cluster, const Plan& plan, const policy::GpuPolicy& policy)
-      : cluster_(cluster), plan_(plan), policy_(policy) {}
+  // The targets of the `blocked` pools are left as they are: not
+  // reconfigured, their pods stay, their free GPUs serve as meanwhile slots.
+  Builder(const model::Cluster& cluster, const Plan& plan, const policy::GpuPolicy& policy,
+          const std::set<std::string>& blocked)
+      : cluster_(cluster), plan_(plan), policy_(policy), blocked_(blocked) {}
 
+  // Steps of every pool not blocked, or (feasible false, no steps) the
+  // spare GPUs the order needs and stuck_pools(): the pools with targets left
+  // where no pool could take a step.
   Schedule Run() {
     out_.max_nodes_per_pool = std::max(1, policy_.max_nodes_per_pool);
     LeftOut();
@@ -181,6 +187,8 @@ class Builder {
     AssignSavings();
     return std::move(out_);
   }
+
+  const std::set<std::string>& stuck_pools() const { return stuck_pools_; }
 
   // Workloads the planner left unchanged because a pod is tied to its node.
   void LeftOut() {
@@ -299,6 +307,7 @@ class Builder {
     // Targets, and the owners' slots on them.
     for (const auto& np : plan_.nodes) {
       if (np.method != "mig" && np.method != "time-slicing") continue;
+      if (blocked_.count(np.gpu_model)) continue;
       auto ni = node_index.find(np.name);
       if (ni == node_index.end()) continue;
       Target t;
@@ -615,6 +624,11 @@ class Builder {
       if (took) continue;
       // Stuck: the candidate needing the fewest spare GPUs gets them.  The
       // schedule is infeasible from here on: its steps are only counted.
+      if (!needed_spares) {
+        for (const auto& [pool, left] : remaining) {
+          if (!left.empty()) stuck_pools_.insert(pool);
+        }
+      }
       needed_spares = true;
       lean_ = true;
       if (!AddSpares(remaining, spares)) return false;
@@ -966,6 +980,8 @@ class Builder {
   const model::Cluster& cluster_;
   const Plan& plan_;
   const policy::GpuPolicy& policy_;
+  const std::set<std::string>& blocked_;
+  std::set<std::string> stuck_pools_;
   Schedule out_;
   std::deque<model::Node> spare_nodes_;  // stable addresses
   std::vector<NodeState> nodes_;
@@ -988,18 +1004,48 @@ class Builder {
 }  // namespace
 
 Schedule BuildSchedule(const model::Cluster& cluster, const Plan& plan, const policy::GpuPolicy& policy) {
-  return Builder(cluster, plan, policy).Run();
+  // Pools are independent: a pool whose order gets stuck is blocked, and the
+  // order is built again without it (its nodes stay as they are), until the
+  // pools left fit.  Each round blocks at least one more pool.
+  std::set<std::string> blocked;
+  std::map<std::string, int> spares;  // over the rounds: the most each model needed
+  std::map<std::string, std::string> why;
+  while (true) {
+    Builder b(cluster, plan, policy, blocked);
+    Schedule s = b.Run();
+    if (s.feasible) {
+      s.blocked_pools = std::move(why);
+      s.spare_gpus_needed = std::move(spares);
+      s.feasible = s.blocked_pools.empty();
+      return s;
+    }
+    for (const auto& [model, n] : s.spare_gpus_needed) spares[model] = std::max(spares[model], n);
+    for (const std::string& pool : b.stuck_pools()) {
+      blocked.insert(pool);
+      auto need = s.spare_gpus_needed.find(pool);
+      why[pool] = need != s.spare_gpus_needed.end()
+                      ? "its evicted pods need " + std::to_string(need->second) + " spare whole " + pool +
+                            " GPU(s) to run on meanwhile"
+                      : s.spare_gpus_needed.empty()
+                            ? "a pod on its nodes may run on no other node while they are reconfigured"
+                            : "its evicted pods need spare whole GPUs of other pools to run on meanwhile";
+    }
+    if (b.stuck_pools().empty()) {  // cannot happen (an infeasible order leaves some pool stuck); never loop
+      s.blocked_pools = std::move(why);
+      return s;
+    }
+  }
 }
 
 std::string ScheduleWarning(const Schedule& schedule) {
   if (schedule.feasible) return "";
-  std::vector<std::string> parts;
-  for (const auto& [model, n] : schedule.spare_gpus_needed) parts.push_back(std::to_string(n) + " " + model);
-  if (parts.empty()) {
-    return "no migration order fits: some pod on a target node may run on no other node; nothing will be started";
-  }
-  return "no migration order fits the free GPUs: the evicted pods need " + Join(parts, ", ") +
-         " spare whole GPUs to run on meanwhile; nothing will be started";
+  std::vector<std::string> pools;
+  for (const auto& [pool, why] : schedule.blocked_pools) pools.push_back("pool " + pool + ": " + why);
+  const std::string others = schedule.steps.empty() ? "; nothing will be started"
+                                                    : "; the other pools' " + std::to_string(schedule.steps.size()) +
+                                                          " step(s) go ahead";
+  return "no migration order fits " + std::string(pools.size() == 1 ? "one GPU pool" : "some GPU pools") +
+         ", whose nodes stay as they are (" + Join(pools, "; ") + ")" + others;
 }
 
 namespace {

@@ -44,9 +44,14 @@
 // added (a virtual spare node per model, matching the pool's labels, without
 // taints): as many as the candidate needing the fewest of them needs (among
 // the first 4 of each pool), and the order goes on, trying only the first 4
-// candidates per step from then on; then the schedule is infeasible: steps empty,
-// spare_gpus_needed lists those GPUs (the greedy order's need: an upper bound
-// on the fewest spare GPUs any order needs), and the plan carries a warning.
+// candidates per step from then on, to count spare_gpus_needed (the greedy
+// order's need: an upper bound on the fewest spare GPUs any order needs).
+// Pools are independent: the pools with targets left when the order first got
+// stuck are blocked (Schedule::blocked_pools, with why), and the order is
+// built again without them, their nodes left as they are (their pods stay,
+// their free GPUs serve as meanwhile slots), until the pools left fit.  The
+// schedule is then infeasible (feasible false) but holds those pools' steps;
+// the plan carries a warning naming the blocked pools.
 //
 // Per owner move: strategy and rollout parameters as read (Deployment:
 // maxSurge rounds up, maxUnavailable down, defaults 25%; Recreate takes all

@@ -11,9 +11,8 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
   std::vector<std::string> problems;
   auto fail = [&](const std::string& s) { problems.push_back(s); };
   const Schedule& sched = plan.schedule;
-  if (!sched.feasible) {
-    if (!sched.steps.empty()) fail("infeasible schedule with steps");
-    return problems;
+  for (const auto& st : sched.steps) {
+    if (sched.blocked_pools.count(st.gpu_model)) fail("step " + std::to_string(st.index) + " is of a blocked pool");
   }
   // Free whole GPUs per node, and where each GPU pod is.
   std::map<std::string, int64_t> free;
@@ -59,7 +58,10 @@ std::vector<std::string> CheckSchedule(const model::Cluster& cluster, const Plan
   }
   std::map<std::string, const NodePlan*> targets;
   for (const auto& n : plan.nodes) {
-    if (n.method == "mig" || n.method == "time-slicing") targets[n.name] = &n;
+    // A blocked pool's nodes stay as they are.
+    if ((n.method == "mig" || n.method == "time-slicing") && !sched.blocked_pools.count(n.gpu_model)) {
+      targets[n.name] = &n;
+    }
   }
   // Planned moves: owner display -> target nodes and slots.
   std::map<std::string, std::set<std::string>> owner_targets;

@@ -3,7 +3,8 @@
 // the model's node filters (model::Placement) and checks, step by step:
 //  - every step's nodes are targets of the plan (method mig / time-slicing),
 //    of the step's pool, at most policy.max_nodes_per_pool of them, and every
-//    target appears in exactly one step;
+//    target appears in exactly one step (those of a blocked pool in none:
+//    no step is of a blocked pool);
 //  - every GPU pod on a step's node at that point (including pods earlier
 //    steps moved there) is evicted by the step, and nothing else is: the node
 //    is empty before it is reconfigured;

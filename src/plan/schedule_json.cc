@@ -290,6 +290,10 @@ void Step(W& w, const ScheduleStep& s) {
 template <typename W>
 void WholeSchedule(W& w, const Schedule& s) {
   w.BeginObject();
+  w.Key("blocked_pools");
+  w.BeginObject();
+  for (const auto& [pool, why] : s.blocked_pools) w.Key(pool), w.String(why);
+  w.EndObject();
   w.Key("capacity");
   w.BeginArray();
   for (const auto& c : s.capacity) {
@@ -354,6 +358,13 @@ Result<Schedule> ScheduleFromJson(const json& j) {
     for (const auto& [model, v] : j["spare_gpus_needed"].items()) {
       if (!v.is_number_integer()) return Status::Error("spare_gpus_needed." + model + ": expected an integer");
       s.spare_gpus_needed[model] = v.get<int>();
+    }
+  }
+  if (status.ok() && j.contains("blocked_pools") && !j["blocked_pools"].is_null()) {
+    if (!j["blocked_pools"].is_object()) return Status::Error("blocked_pools: expected an object");
+    for (const auto& [pool, v] : j["blocked_pools"].items()) {
+      if (!v.is_string()) return Status::Error("blocked_pools." + pool + ": expected a string");
+      s.blocked_pools[pool] = v.get<std::string>();
     }
   }
   r.Strings("left_out", &s.left_out);

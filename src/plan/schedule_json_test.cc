@@ -61,6 +61,7 @@ Schedule FullSchedule() {
   s.max_nodes_per_pool = 2;
   s.capacity.push_back({"n1", "nvidia.com/gpu", 8, 3, 5});
   s.feasible = false;
+  s.blocked_pools["A100-80GB"] = "its evicted pods need 4 spare whole A100-80GB GPU(s) to run on meanwhile";
   s.spare_gpus_needed["A100-80GB"] = 4;
   s.spare_gpus_needed["H100"] = 0;
   s.left_out = {"ml/pinned: pinned"};
@@ -218,6 +219,9 @@ constexpr const char* kEmptyStepDump = R"json({
 })json";
 
 constexpr const char* kFullScheduleDump = R"json({
+  "blocked_pools": {
+    "A100-80GB": "its evicted pods need 4 spare whole A100-80GB GPU(s) to run on meanwhile"
+  },
   "capacity": [
     {
       "allocatable": 8,
@@ -240,6 +244,7 @@ constexpr const char* kFullScheduleDump = R"json({
 })json";
 
 constexpr const char* kEmptyScheduleDump = R"json({
+  "blocked_pools": {},
   "capacity": [],
   "feasible": true,
   "left_out": [],

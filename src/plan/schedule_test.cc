@@ -93,6 +93,17 @@ struct Fixture {
     cluster.pdbs.push_back(b);
   }
 
+  // Two full 8-GPU nodes, one owner each, whose PDBs allow no disruption:
+  // none of their pods may wait Pending while its node is reconfigured.
+  void AddFullPool(const std::string& n1, const std::string& n2, const std::string& product = kA100) {
+    AddNode(n1, 8, product);
+    AddNode(n2, 8, product);
+    AddOwner("ml", "a", {n1}, 8);
+    AddOwner("ml", "b", {n2}, 8);
+    AddPdb("ml", "a", 0);
+    AddPdb("ml", "b", 0);
+  }
+
   Plan Run() {
     Plan p = MakePlan(cluster, history, policy, mig::MigCatalog::Builtin(), PlannerOptions{}).value();
     for (const auto& problem : CheckSchedule(cluster, p, policy)) ADD_FAILURE() << problem;
@@ -157,12 +168,7 @@ TEST(Schedule, SimpleMoveUsesFreeGpusElsewhere) {
 
 TEST(Schedule, NoSpareGpuIsInfeasibleWithTheCount) {
   Fixture f;
-  f.AddNode("n1", 8);
-  f.AddNode("n2", 8);
-  f.AddOwner("ml", "a", {"n1"}, 8);
-  f.AddOwner("ml", "b", {"n2"}, 8);
-  f.AddPdb("ml", "a", 0);  // neither may wait Pending while its node is reconfigured
-  f.AddPdb("ml", "b", 0);
+  f.AddFullPool("n1", "n2");
   const Plan p = f.Run();
   ASSERT_EQ(CountTargets(p), 1);
   const Schedule& s = p.schedule;
@@ -171,8 +177,39 @@ TEST(Schedule, NoSpareGpuIsInfeasibleWithTheCount) {
   ASSERT_EQ(s.spare_gpus_needed.size(), 1u);
   EXPECT_EQ(s.spare_gpus_needed.begin()->first, "A100-80GB");
   EXPECT_EQ(s.spare_gpus_needed.begin()->second, 8);  // the target's 8 pods, nowhere else to go
+  EXPECT_EQ(s.blocked_pools.size(), 1u);
+  EXPECT_EQ(s.blocked_pools.count("A100-80GB"), 1u);
   bool warned = false;
-  for (const auto& w : p.warnings) warned = warned || w.find("8 A100-80GB spare") != std::string::npos;
+  for (const auto& w : p.warnings) {
+    warned = warned || w.find("pool A100-80GB: its evicted pods need 8 spare whole A100-80GB GPU(s)") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+}
+
+// A pool whose order does not fit holds back no other pool: the H100 pool's
+// step is scheduled, the A100 pool is blocked with what it needs, and its
+// nodes stay as they are.
+TEST(Schedule, ABlockedPoolHoldsBackNoOtherPool) {
+  Fixture f;
+  const std::string h100 = "NVIDIA-H100-80GB-HBM3";
+  f.AddFullPool("a1", "a2");
+  for (auto& pod : f.cluster.pods) pod.node_selector["nvidia.com/gpu.product"] = kA100;
+  f.AddNode("h1", 8, h100);
+  f.AddNode("h2", 8, h100);
+  f.AddOwner("ml", "c", {"h1"}, 3);
+  const Plan p = f.Run();
+  const Schedule& s = p.schedule;
+  EXPECT_FALSE(s.feasible);
+  ASSERT_EQ(s.blocked_pools.size(), 1u);
+  EXPECT_EQ(s.blocked_pools.begin()->first, "A100-80GB");
+  EXPECT_EQ(s.spare_gpus_needed.at("A100-80GB"), 8);
+  ASSERT_FALSE(s.steps.empty());
+  for (const auto& st : s.steps) {
+    EXPECT_EQ(st.gpu_model, "H100-80GB");
+    for (const auto& n : st.nodes) EXPECT_TRUE(n == "h1" || n == "h2") << n;
+  }
+  bool warned = false;
+  for (const auto& w : p.warnings) warned = warned || w.find("the other pools' ") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -615,11 +652,10 @@ TEST(Schedule, RandomClustersReplay) {
         }
       }
     }
-    const Plan p = f.Run();
+    const Plan p = f.Run();  // replays the steps, those of blocked pools' left out (CheckSchedule)
     (p.schedule.feasible ? feasible : infeasible)++;
-    if (!p.schedule.feasible) {
-      EXPECT_TRUE(p.schedule.steps.empty());
-    }
+    EXPECT_EQ(p.schedule.feasible, p.schedule.blocked_pools.empty());
+    for (const auto& st : p.schedule.steps) EXPECT_EQ(p.schedule.blocked_pools.count(st.gpu_model), 0u);
   }
   EXPECT_GT(feasible, 10);
   EXPECT_GT(infeasible, 0);

@@ -29,6 +29,15 @@
 # about a third of a test file's sanitizer compile time); the libraries under
 # test keep every check.
 #
+# The tests share one precompiled header (KUBEON_TEST_PCH, default ON):
+# GoogleTest's, nlohmann's and the standard library's headers, parsed once per
+# build instead of once per test file (a test file spends about 40 % of its
+# compile time parsing, most of it in those headers; the test files are
+# half of the optimised build's CPU).  kubeon_test_pch builds it with the
+# tests' own options (KUBEON_TEST_OPTIMIZE, KUBEON_TEST_CODE_SANITIZE_OPTIONS,
+# the build's flags); GCC uses it only where the options match, and a file
+# where they do not compiles the headers as text, slower but the same.
+#
 # REQUIRES: target is an executable linking GTest::gtest_main (or its own main).
 if(KUBEON_SANITIZE)
   set(KUBEON_CTEST_PER_DEFAULT executable)
@@ -44,6 +53,22 @@ endif()
 set(KUBEON_TEST_OPTIMIZE "-O0" CACHE STRING
     "Optimisation flag of the tests' own sources in builds other than Debug (empty: the build type's)")
 
+option(KUBEON_TEST_PCH "Precompile the headers every test includes (GoogleTest, nlohmann_json, std)" ON)
+if(KUBEON_TEST_PCH)
+  add_library(kubeon_test_pch OBJECT ${PROJECT_SOURCE_DIR}/cmake/test_pch.cc)
+  # No definitions of its own: GCC refuses a header built with a macro the
+  # test does not define (the tests' own definitions are not in it).
+  target_link_libraries(kubeon_test_pch PRIVATE GTest::gtest nlohmann_json::nlohmann_json)
+  if(KUBEON_TEST_OPTIMIZE)
+    target_compile_options(kubeon_test_pch PRIVATE $<$<NOT:$<CONFIG:Debug>>:${KUBEON_TEST_OPTIMIZE}>)
+  endif()
+  target_compile_options(kubeon_test_pch PRIVATE ${KUBEON_TEST_CODE_SANITIZE_OPTIONS})
+  target_precompile_headers(kubeon_test_pch PRIVATE
+    <gtest/gtest.h> <nlohmann/json.hpp>
+    <algorithm> <chrono> <cstdint> <filesystem> <fstream> <functional> <map> <memory> <optional> <set>
+    <sstream> <string> <string_view> <utility> <vector>)
+endif()
+
 function(kubeon_register_gtest target)
   cmake_parse_arguments(ARG "EACH_TEST" "TEST_PREFIX;TIMEOUT" "LABELS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
@@ -53,6 +78,9 @@ function(kubeon_register_gtest target)
     target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:${KUBEON_TEST_OPTIMIZE}>)
   endif()
   target_compile_options(${target} PRIVATE ${KUBEON_TEST_CODE_SANITIZE_OPTIONS})
+  if(TARGET kubeon_test_pch)
+    target_precompile_headers(${target} REUSE_FROM kubeon_test_pch)
+  endif()
   set(properties)
   if(ARG_LABELS)
     list(APPEND properties LABELS "${ARG_LABELS}")
